@@ -1,0 +1,299 @@
+"""Apply the closed-form models to a scenario (a dict loaded from TOML).
+
+For every model in the registry, :func:`predict_scenario` either derives the
+model's inputs from the scenario and evaluates it, or says why the model does
+not apply. It reads only what the models need, with the scenario schema's
+defaults (`crates/engine/src/scenario.rs`, which follow ns-2 2.35): TCP
+`variant` reno, `alpha` 1, `beta` 0.5, `count` 1, `packet_size` 1000 bytes on
+the wire, acks for every packet.
+
+Derived quantities: the bottleneck rate μ in packets/s (rate / 8·packet_size),
+the round-trip propagation delay τ = 2·(access + bottleneck + sink access
+delay), the bandwidth-delay product μτ in packets, and B = `buffer` (packets
+that can wait: paper D's B).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from tcplab.models import aimd, gaimd, slowstart
+from tcplab.models.registry import MODELS
+
+_NUMBER = r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)"
+_RATE_UNITS = {"": 1.0, "bps": 1.0, "b/s": 1.0, "kbps": 1e3, "Kbps": 1e3, "kb/s": 1e3,
+               "Kb/s": 1e3, "Mbps": 1e6, "mbps": 1e6, "Mb/s": 1e6, "Gbps": 1e9,
+               "gbps": 1e9, "Gb/s": 1e9}
+_TIME_UNITS = {"": 1.0, "s": 1.0, "sec": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
+
+DEFAULT_PACKET_SIZE = 1000  # bytes on the wire (scenario.rs default_packet_size)
+
+
+class ScenarioValueError(ValueError):
+    """A scenario value the models cannot read; the message names the key path."""
+
+
+def _with_unit(path: str, value, units: dict, example: str) -> float:
+    if isinstance(value, bool):
+        raise ScenarioValueError(f"{path}: expected {example}, got {value!r}")
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        m = re.fullmatch(_NUMBER + r"\s*(\S*)", value.strip())
+        if m and m.group(2) in units:
+            return float(m.group(1)) * units[m.group(2)]
+    raise ScenarioValueError(f"{path}: expected {example}, got {value!r}")
+
+
+def parse_rate_bps(path: str, value) -> float:
+    """A rate such as "1.5Mbps" or a number of bit/s, in bit/s."""
+    return _with_unit(path, value, _RATE_UNITS, 'a rate such as "1.5Mbps"')
+
+
+def parse_seconds(path: str, value) -> float:
+    """A duration such as "5ms" or a number of seconds, in seconds."""
+    return _with_unit(path, value, _TIME_UNITS, 'a duration such as "5ms"')
+
+
+def _get(d: dict, path: str, default=...):
+    node = d
+    for key in path.split("."):
+        if not isinstance(node, dict) or key not in node:
+            if default is ...:
+                raise ScenarioValueError(f"{path}: missing")
+            return default
+        node = node[key]
+    return node
+
+
+@dataclass
+class TcpGroup:
+    name: str
+    count: int
+    variant: str
+    alpha: float
+    beta: float
+    packet_size: int
+    delayed_ack: bool
+    window: int | None
+    rtt_prop_s: float  # round-trip propagation delay
+
+
+@dataclass
+class Path:
+    """What the models need to know about a scenario."""
+
+    rate_bps: float
+    buffer: int
+    tcp: list[TcpGroup] = field(default_factory=list)
+    udp_groups: list[str] = field(default_factory=list)
+    access_rate_bps: list[float] = field(default_factory=list)
+
+    @property
+    def n_tcp(self) -> int:
+        return sum(g.count for g in self.tcp)
+
+    def mu(self, group: TcpGroup) -> float:
+        """Bottleneck rate in packets/s of this group's packets."""
+        return self.rate_bps / (8 * group.packet_size)
+
+
+def read_path(scn: dict) -> Path:
+    """The model-relevant part of a scenario dict; ScenarioValueError names bad keys."""
+    if not isinstance(scn, dict):
+        raise ScenarioValueError("scenario: expected a table")
+    rate = parse_rate_bps("topology.bottleneck.rate", _get(scn, "topology.bottleneck.rate"))
+    if rate <= 0:
+        raise ScenarioValueError("topology.bottleneck.rate: must be positive")
+    buffer = _get(scn, "topology.bottleneck.buffer")
+    if isinstance(buffer, bool) or not isinstance(buffer, int) or buffer < 0:
+        raise ScenarioValueError(f"topology.bottleneck.buffer: expected a whole number of packets, got {buffer!r}")
+    d_bn = parse_seconds("topology.bottleneck.delay", _get(scn, "topology.bottleneck.delay"))
+    topo = scn["topology"]
+    flows = _get(scn, "flows")
+    if not isinstance(flows, dict) or not flows:
+        raise ScenarioValueError('flows: expected at least one group, e.g. [flows.tcp] kind = "tcp"')
+    path = Path(rate_bps=rate, buffer=buffer)
+    for name, g in flows.items():
+        p = f"flows.{name}"
+        if not isinstance(g, dict):
+            raise ScenarioValueError(f"{p}: expected a table")
+        kind = g.get("kind")
+        links = {}
+        for which in ("access", "sink_access"):
+            base = topo.get(which, {}) if isinstance(topo.get(which, {}), dict) else {}
+            over = g.get(which) or {}
+            delay = over.get("delay", base.get("delay", 0))
+            links[which] = parse_seconds(f"{p}.{which}.delay", delay)
+            if which == "access":
+                path.access_rate_bps.append(
+                    parse_rate_bps(f"{p}.access.rate", over.get("rate", base.get("rate", rate)))
+                )
+        if kind == "udp":
+            path.udp_groups.append(name)
+            continue
+        if kind != "tcp":
+            raise ScenarioValueError(f'{p}.kind: expected "tcp" or "udp", got {kind!r}')
+        count = g.get("count", 1)
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise ScenarioValueError(f"{p}.count: expected a whole number >= 1, got {count!r}")
+        path.tcp.append(
+            TcpGroup(
+                name=name,
+                count=count,
+                variant=str(g.get("variant", "reno")).lower(),
+                alpha=float(g.get("alpha", 1.0)),
+                beta=float(g.get("beta", 0.5)),
+                packet_size=int(g.get("packet_size", DEFAULT_PACKET_SIZE)),
+                delayed_ack=bool(g.get("delayed_ack", False)),
+                window=g.get("window"),
+                rtt_prop_s=2 * (links["access"] + d_bn + links["sink_access"]),
+            )
+        )
+    return path
+
+
+@dataclass
+class Prediction:
+    model: str
+    applies: bool
+    reason: str  # why it applies (with caveats) or why not
+    inputs: dict = field(default_factory=dict)
+    value: object = None
+    group: str | None = None
+
+
+def _same(values) -> bool:
+    values = list(values)
+    return all(abs(v - values[0]) <= 1e-12 * max(1.0, abs(values[0])) for v in values)
+
+
+def _aimd_common(path: Path) -> str | None:
+    """Why paper C's model does not apply, or None."""
+    if path.udp_groups:
+        return f"UDP background ({', '.join(path.udp_groups)}) shares the link; paper C has only AIMD flows"
+    if not path.tcp:
+        return "no TCP flows"
+    if not (_same(g.alpha for g in path.tcp) and _same(g.beta for g in path.tcp)):
+        return "TCP groups differ in alpha/beta; Theorem 1 needs identical connections"
+    if not _same(g.rtt_prop_s for g in path.tcp):
+        return "TCP groups differ in RTT (additive increase η); Theorem 1 needs identical connections"
+    return None
+
+
+def _aimd_caveat(path: Path) -> str:
+    g = path.tcp[0]
+    bdp = path.mu(g) * g.rtt_prop_s
+    if path.buffer > bdp:
+        return (f"; caveat: buffer {path.buffer} pkts > BDP {bdp:.1f} pkts, queueing is not negligible "
+                "(paper C, Figs. 7-9: large buffers rise above the model)")
+    return (f"; buffer {path.buffer} pkts <= BDP {bdp:.1f} pkts (zero-buffer model fits); "
+            "DropTail may synchronize losses (then aimd-all is closer)")
+
+
+def _predict_aimd(path: Path) -> list[Prediction]:
+    why_not = _aimd_common(path)
+    out = []
+    for name in ("aimd-one", "aimd-all"):
+        if why_not:
+            out.append(Prediction(name, False, why_not))
+            continue
+        n, beta = path.n_tcp, path.tcp[0].beta
+        value = (aimd.aimd_one_utilization(n, beta) if name == "aimd-one"
+                 else aimd.aimd_all_utilization(beta, n))
+        policy = "one flow cut per congestion event" if name == "aimd-one" else "all flows cut together"
+        out.append(Prediction(name, True, f"{n} identical AIMD flows, {policy}{_aimd_caveat(path)}",
+                              {"n": n, "beta": beta}, value))
+    return out
+
+
+def _predict_window_epoch(path: Path) -> list[Prediction]:
+    out = []
+    if not path.tcp:
+        return [Prediction(m, False, "no TCP flows") for m in ("gaimd-window", "gaimd-epoch")]
+    if path.udp_groups:
+        why = f"UDP background ({', '.join(path.udp_groups)}) takes an unknown share of the link"
+        return [Prediction(m, False, why) for m in ("gaimd-window", "gaimd-epoch")]
+    for g in path.tcp:
+        rate_pps, n = path.mu(g), path.n_tcp
+        w = gaimd.fair_share_window(rate_pps, g.rtt_prop_s, n)
+        out.append(Prediction("gaimd-window", True, f"{n} TCP flows share the bottleneck evenly",
+                              {"rate": rate_pps, "rtt": g.rtt_prop_s, "n": n}, w, g.name))
+        epoch = gaimd.congestion_epoch_rtts(w, g.alpha, g.beta)
+        out.append(Prediction("gaimd-epoch", True, "W from gaimd-window",
+                              {"w": w, "alpha": g.alpha, "beta": g.beta}, epoch, g.name))
+    return out
+
+
+def _predict_alpha(path: Path) -> list[Prediction]:
+    if not path.tcp:
+        return [Prediction("gaimd-alpha", False, "no TCP flows")]
+    out = []
+    for g in path.tcp:
+        a = gaimd.friendly_alpha(g.beta)
+        verdict = "TCP-friendly" if abs(a - g.alpha) <= 0.01 * a else f"not TCP-friendly (alpha = {g.alpha:g})"
+        out.append(Prediction("gaimd-alpha", True, f"friendly alpha for beta = {g.beta:g}; this group is {verdict}",
+                              {"beta": g.beta}, a, g.name))
+    return out
+
+
+def _predict_slowstart(path: Path) -> list[Prediction]:
+    names = ("slowstart-cycle", "slowstart-throughput", "slowstart-ratio")
+    why = None
+    if path.udp_groups:
+        why = f"UDP background ({', '.join(path.udp_groups)}); paper D has one TCP flow alone"
+    elif path.n_tcp != 1:
+        why = f"{path.n_tcp} TCP flows; paper D has exactly one"
+    elif path.tcp[0].variant != "tahoe":
+        why = f"variant {path.tcp[0].variant}; paper D analyses TCP Tahoe"
+    elif path.tcp[0].delayed_ack:
+        why = "delayed acks; paper D's receiver acks every packet"
+    elif path.buffer < 1:
+        why = "buffer 0; paper D needs B >= 1"
+    elif min(path.access_rate_bps) <= path.rate_bps:
+        why = "access link not faster than the bottleneck; paper D's source sits behind a fast link"
+    if why:
+        return [Prediction(m, False, why) for m in names]
+    g = path.tcp[0]
+    mu, tau = path.mu(g), g.rtt_prop_s
+    if g.window is not None and g.window < slowstart.max_window(path.buffer, mu, tau):
+        why = f"advertised window {g.window} < W_max; paper D's flow is not receiver-limited"
+        return [Prediction(m, False, why) for m in names]
+    inputs = {"buffer": path.buffer, "mu": mu, "tau": tau}
+    info = slowstart.explain_slowstart_cycle(path.buffer, mu, tau)
+    return [
+        Prediction("slowstart-cycle", True, info["reason"], inputs, info["slowstarts"], g.name),
+        Prediction("slowstart-throughput", True, "(W_S + W_E)/(2 RTT), RTT = tau + 1/mu", inputs,
+                   slowstart.slowstart_cycle_throughput(path.buffer, mu, tau), g.name),
+        Prediction("slowstart-ratio", info["regime"] == slowstart.REGIME_THEOREM_1,
+                   "triple/double throughput ratio" if info["regime"] == slowstart.REGIME_THEOREM_1
+                   else "W_th <= 2 W_B: no triple slow start to compare with",
+                   inputs, slowstart.triple_slowstart_ratio(path.buffer, mu, tau), g.name),
+    ]
+
+
+_NOT_FROM_A_SCENARIO = {
+    "multtcp": "the scenario has no MultTCP flow (compare it with aimd-one by hand: tcplab predict multtcp --n N)",
+    "aimd-connections": "needs a target utilization, which a scenario does not state",
+    "aimd-largest-rate": "needs the largest-rate loss policy; the scenario's queue does not enforce a loss policy",
+    "aimd-beatdown": "needs the beatdown loss policy; the scenario's queue does not enforce a loss policy",
+    "aimd-second-moment": "needs N = 2, beta = 1/2 and an enforced loss policy",
+    "gaimd": "needs the loss event rate p, an outcome of the run: measure it, then tcplab predict gaimd --p P",
+    "pftk": "needs the loss event rate p, an outcome of the run: measure it, then tcplab predict pftk --p P",
+    "mathis": "needs the loss event rate p, an outcome of the run: measure it, then tcplab predict mathis --p P",
+}
+
+
+def predict_scenario(scn: dict) -> list[Prediction]:
+    """Every registry model, applied to the scenario or with the reason it does not apply."""
+    path = read_path(scn)
+    found = _predict_aimd(path) + _predict_alpha(path) + _predict_window_epoch(path) + _predict_slowstart(path)
+    done = {p.model for p in found}
+    for name, why in _NOT_FROM_A_SCENARIO.items():
+        found.append(Prediction(name, False, why))
+        done.add(name)
+    missing = [m.name for m in MODELS if m.name not in done]
+    assert not missing, f"models without a scenario rule: {missing}"
+    order = {m.name: i for i, m in enumerate(MODELS)}
+    return sorted(found, key=lambda p: order[p.model])
