@@ -1,0 +1,815 @@
+"""The ns-2 oracle: run a tcplab scenario in ns-2 2.35 and read back the result.
+
+`export_tcl(scenario)` translates a *resolved* scenario (every default filled
+in) into one self-contained ns-2 Tcl script; `run_ns2(scenario)` writes it into
+a work directory, runs Debian's `ns` there and parses what the script wrote
+into the raw result dict every tcplab engine returns.
+
+The script does no per-packet work in Tcl. Counters are read from ns-2's own
+C++ agents and monitors (TCP sender counters, the sink's in-order byte count,
+LossMonitor, QueueMonitor) by one Tcl procedure at the end of warm-up, at the
+end of the run, and at a few checkpoints in between when a 32-bit ns-2
+counter could otherwise wrap. Traces are written by ns-2's own tracing
+(`$agent trace cwnd_`, `$ns trace-queue`) when `trace.interval` is 0, or by a
+sampler that runs once per interval otherwise, and are parsed with pandas.
+
+Translation (see ../shared/NS2-NOTES.md for why each matters):
+
+* a TCP `packet_size` counts the 40-byte TCP/IP header: ns-2 `packetSize_` is
+  `packet_size - 40`; a UDP `packet_size` is the whole packet;
+* a `buffer` of B waiting packets is ns-2 `queue-limit B + 1` (ns-2 DropTail
+  drops an arrival when the queue already holds limit - 1 waiting packets);
+* every flow has its own access link (source -> R1) and sink access link
+  (R2 -> sink), duplex, same parameters both ways; the bottleneck is R1 -> R2;
+* ns-2 node ids are fixed by construction: R1 = 0, R2 = 1, the source of flow
+  i is 2 + i and its sink 2 + N + i (N flows in all);
+* start jitter is drawn in Python (numpy PCG64 seeded with (seed, flow id))
+  and written into the script as literal times, so the script is
+  deterministic and readable on its own; ns-2's default RNG is seeded with
+  `seed` (it only draws each TCP agent's clock phase, `boot_time_`).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from tcplab.errors import UserError
+
+__all__ = [
+    "Ns2Error",
+    "run_ns2",
+    "export_tcl",
+    "parse_duration",
+    "parse_rate",
+]
+
+#: Environment variable naming the `ns` binary to use instead of the one on PATH.
+NS_BINARY_ENV = "TCPLAB_NS2"
+
+#: Default wall-time limit for one ns-2 run, seconds.
+DEFAULT_TIMEOUT_S = 3600.0
+
+#: Bytes of TCP/IP header ns-2 adds to a TCP agent's packetSize_
+#: (Agent/TCP tcpip_base_hdr_size_ 40, ns-default.tcl); the SYN is this size.
+TCPIP_HEADER_BYTES = 40
+
+#: Counters ns-2 keeps in C `int`s wrap at 2^32; checkpoints are placed so
+#: that no counter can grow by more than 2^30 between two samples.
+_COUNTER_MODULUS = 2**32
+_COUNTER_SAFE_STEP = 2**30
+
+TCP_CLASSES = {  # variant -> (sender class, sink class, delayed-ack sink class)
+    "tahoe": ("Agent/TCP", "Agent/TCPSink", "Agent/TCPSink/DelAck"),
+    "reno": ("Agent/TCP/Reno", "Agent/TCPSink", "Agent/TCPSink/DelAck"),
+    "newreno": ("Agent/TCP/Newreno", "Agent/TCPSink", "Agent/TCPSink/DelAck"),
+    "sack": ("Agent/TCP/Sack1", "Agent/TCPSink/Sack1", "Agent/TCPSink/Sack1/DelAck"),
+}
+
+TRACE_SERIES = ("cwnd", "inflight", "seq", "queue")
+
+# Keys the export understands. A key outside these sets is refused rather than
+# ignored: an oracle that silently drops part of a scenario would lie.
+_TOP_KEYS = {"name", "description", "seed", "duration", "warmup", "topology",
+             "flows", "measure", "trace"}
+_TOPOLOGY_KEYS = {"bottleneck", "access", "sink_access"}
+_LINK_KEYS = {"rate", "delay", "buffer", "queue"}
+_TCP_KEYS = {"kind", "count", "variant", "packet_size", "alpha", "beta", "window",
+             "max_cwnd", "initial_cwnd", "initial_rto", "min_rto", "max_rto", "tick",
+             "dupack_threshold", "limited_transmit", "syn", "delayed_ack",
+             "delack_interval", "start", "start_jitter", "stop", "access",
+             "sink_access"}
+_UDP_KEYS = {"kind", "count", "packet_size", "rate", "start", "start_jitter", "stop",
+             "access", "sink_access"}
+_TRACE_KEYS = {"series", "interval"}
+
+
+class Ns2Error(UserError):
+    """ns-2 is missing or failed, or the scenario uses something the export
+    cannot express in ns-2."""
+
+
+# --------------------------------------------------------------------------- units
+
+_DURATION_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9,
+                   "min": 60.0, "h": 3600.0}
+_SI_PREFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+_NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
+_QUANTITY_RE = re.compile(rf"^\s*({_NUMBER})\s*([A-Za-zµ/]*)\s*$")
+
+
+def _split_quantity(value, path: str, expected: str) -> tuple[float, str]:
+    if isinstance(value, bool):
+        raise Ns2Error(f"{path}: expected {expected}, got {value!r}")
+    if isinstance(value, (int, float)):
+        return float(value), ""
+    if isinstance(value, str):
+        m = _QUANTITY_RE.match(value)
+        if m:
+            return float(m.group(1)), m.group(2)
+    raise Ns2Error(f"{path}: expected {expected}, got {value!r}")
+
+
+def parse_duration(value, path: str = "duration") -> float:
+    """Seconds from "5ms", "0.005s", "1.5us", "2min" or a plain number (seconds)."""
+    number, unit = _split_quantity(value, path, 'a duration such as "5ms" or "0.005s"')
+    if unit not in _DURATION_UNITS and unit != "":
+        raise Ns2Error(f"{path}: unknown time unit {unit!r} in {value!r} "
+                       f"(expected one of {', '.join(_DURATION_UNITS)})")
+    seconds = number * _DURATION_UNITS.get(unit, 1.0)
+    if not math.isfinite(seconds) or seconds < 0:
+        raise Ns2Error(f"{path}: expected a non-negative duration, got {value!r}")
+    return seconds
+
+
+def parse_rate(value, path: str = "rate") -> float:
+    """Bits per second from "1.5Mbps", "1000000bps", "10Mb/s" or a plain number (b/s)."""
+    number, unit = _split_quantity(value, path, 'a rate such as "10Mbps" or "1000000bps"')
+    m = re.fullmatch(r"([kKMGT]?)(?:bps|b/s|bit/s)?", unit)
+    if not m:
+        raise Ns2Error(f"{path}: unknown rate unit {unit!r} in {value!r} "
+                       "(expected bps, kbps, Mbps, Gbps)")
+    bps = number * _SI_PREFIX[m.group(1)]
+    if not math.isfinite(bps) or bps <= 0:
+        raise Ns2Error(f"{path}: expected a positive rate, got {value!r}")
+    return bps
+
+
+def _tcl_num(x: float) -> str:
+    """A float as Tcl/ns-2 reads it back exactly (shortest round-trip repr)."""
+    x = float(x)
+    return str(int(x)) if x.is_integer() and abs(x) < 1e15 else repr(x)
+
+
+# ----------------------------------------------------------------- scenario model
+
+@dataclass(frozen=True)
+class _Link:
+    rate_bps: float
+    delay_s: float
+    buffer_pkts: int
+    queue: str
+
+    @property
+    def ns2_limit(self) -> int:
+        """ns-2 queue-limit: B waiting slots + 1 (NS2-NOTES, DropTail)."""
+        return self.buffer_pkts + 1
+
+
+@dataclass(frozen=True)
+class _Flow:
+    id: int
+    group: str
+    kind: str  # "tcp" | "udp"
+    cfg: dict
+    start_s: float
+    stop_s: float
+    access: _Link
+    sink_access: _Link
+
+
+@dataclass(frozen=True)
+class _Plan:
+    scenario: dict
+    name: str
+    seed: int
+    duration_s: float
+    warmup_s: float
+    bottleneck: _Link
+    flows: tuple[_Flow, ...]
+    series: tuple[str, ...]
+    interval_s: float
+    sample_times: tuple[float, ...]  # counter samples after t = 0, ending at duration
+
+
+def _check_keys(d: dict, allowed: set, path: str) -> None:
+    if not isinstance(d, dict):
+        raise Ns2Error(f"{path}: expected a table, got {d!r}")
+    unknown = sorted(set(d) - allowed)
+    if unknown:
+        where = f"{path}." if path else ""
+        raise Ns2Error(f"{where}{unknown[0]}: not supported by the ns-2 export "
+                       f"(it knows {', '.join(sorted(allowed))})")
+
+
+def _require(d: dict, key: str, path: str):
+    if key not in d:
+        raise Ns2Error(f"{path}.{key}: missing (the ns-2 export needs a resolved "
+                       "scenario with every default filled in)")
+    return d[key]
+
+
+def _link(params: dict, path: str) -> _Link:
+    _check_keys(params, _LINK_KEYS, path)
+    queue = str(params.get("queue", "droptail")).lower()
+    if queue != "droptail":
+        raise Ns2Error(f"{path}.queue: {queue!r} is not exported to ns-2 yet "
+                       "(only \"droptail\")")
+    buffer = _require(params, "buffer", path)
+    if isinstance(buffer, bool) or not isinstance(buffer, int) or buffer < 1:
+        raise Ns2Error(f"{path}.buffer: expected a whole number of waiting packets "
+                       f">= 1, got {buffer!r} (ns-2 DropTail with queue-limit 1 drops "
+                       "every arrival, so a zero buffer has no ns-2 equivalent)")
+    return _Link(
+        rate_bps=parse_rate(_require(params, "rate", path), f"{path}.rate"),
+        delay_s=parse_duration(_require(params, "delay", path), f"{path}.delay"),
+        buffer_pkts=buffer,
+        queue=queue,
+    )
+
+
+def _merged_link(default: dict, override, path: str) -> _Link:
+    if override is None:
+        return _link(default, path)
+    _check_keys(override, _LINK_KEYS, path)
+    return _link({**default, **override}, path)
+
+
+def _start_offset(seed: int, flow_id: int, jitter_s: float) -> float:
+    """U[0, jitter) from the flow's own stream, derived from (seed, flow id)."""
+    if jitter_s <= 0:
+        return 0.0
+    import numpy as np
+
+    return float(np.random.default_rng([int(seed), int(flow_id)]).uniform(0.0, jitter_s))
+
+
+def _plan(scenario: dict) -> _Plan:
+    _check_keys(scenario, _TOP_KEYS, "")
+    seed = scenario.get("seed", 1)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise Ns2Error(f"seed: expected a non-negative integer, got {seed!r}")
+    duration = parse_duration(_require(scenario, "duration", "scenario"), "duration")
+    warmup = parse_duration(scenario.get("warmup", 0.0), "warmup")
+    if duration <= 0:
+        raise Ns2Error(f"duration: expected a positive duration, got {scenario['duration']!r}")
+    if warmup >= duration:
+        raise Ns2Error(f"warmup: must be shorter than duration ({warmup} s >= {duration} s)")
+
+    topo = _require(scenario, "topology", "scenario")
+    _check_keys(topo, _TOPOLOGY_KEYS, "topology")
+    bottleneck = _link(_require(topo, "bottleneck", "topology"), "topology.bottleneck")
+    access_default = _require(topo, "access", "topology")
+    sink_default = _require(topo, "sink_access", "topology")
+    _check_keys(access_default, _LINK_KEYS, "topology.access")
+    _check_keys(sink_default, _LINK_KEYS, "topology.sink_access")
+
+    groups = _require(scenario, "flows", "scenario")
+    if not isinstance(groups, dict) or not groups:
+        raise Ns2Error("flows: expected at least one flow group")
+    flows: list[_Flow] = []
+    for label in sorted(groups):
+        g = groups[label]
+        path = f"flows.{label}"
+        if not isinstance(g, dict):
+            raise Ns2Error(f"{path}: expected a table, got {g!r}")
+        kind = g.get("kind")
+        if kind == "tcp":
+            _check_keys(g, _TCP_KEYS, path)
+            variant = _require(g, "variant", path)
+            if variant not in TCP_CLASSES:
+                raise Ns2Error(f"{path}.variant: expected one of "
+                               f"{', '.join(TCP_CLASSES)}, got {variant!r}")
+            size = _require(g, "packet_size", path)
+            if isinstance(size, bool) or not isinstance(size, int) or size <= TCPIP_HEADER_BYTES:
+                raise Ns2Error(f"{path}.packet_size: expected whole bytes on the wire "
+                               f"> {TCPIP_HEADER_BYTES} (the TCP/IP header), got {size!r}")
+        elif kind == "udp":
+            _check_keys(g, _UDP_KEYS, path)
+            rate = _require(g, "rate", path)
+            if isinstance(rate, dict):
+                raise Ns2Error(f"{path}.rate: rate shapes ({rate.get('shape', 'table')}) "
+                               "are not exported to ns-2 yet; only a constant rate")
+            size = _require(g, "packet_size", path)
+            if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
+                raise Ns2Error(f"{path}.packet_size: expected whole bytes > 0, got {size!r}")
+        else:
+            raise Ns2Error(f"{path}.kind: expected \"tcp\" or \"udp\", got {kind!r}")
+        count = _require(g, "count", path)
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise Ns2Error(f"{path}.count: expected a whole number >= 0, got {count!r}")
+        start = parse_duration(g.get("start", 0.0), f"{path}.start")
+        jitter = parse_duration(g.get("start_jitter", 0.0), f"{path}.start_jitter")
+        stop = parse_duration(g.get("stop", scenario["duration"]), f"{path}.stop")
+        access = _merged_link(access_default, g.get("access"), f"{path}.access")
+        sink_access = _merged_link(sink_default, g.get("sink_access"), f"{path}.sink_access")
+        for _ in range(count):
+            fid = len(flows)
+            flows.append(_Flow(fid, label, kind, g, start + _start_offset(seed, fid, jitter),
+                               stop, access, sink_access))
+    if not flows:
+        raise Ns2Error("flows: every group has count = 0; nothing to simulate")
+
+    trace = scenario.get("trace", {}) or {}
+    _check_keys(trace, _TRACE_KEYS, "trace")
+    series = tuple(trace.get("series", []) or [])
+    for s in series:
+        if s not in TRACE_SERIES:
+            raise Ns2Error(f"trace.series: unknown series {s!r} "
+                           f"(expected some of {', '.join(TRACE_SERIES)})")
+    interval = parse_duration(trace.get("interval", 0.0), "trace.interval")
+
+    # Every flow crosses the bottleneck, so no byte counter grows faster than it.
+    step = _COUNTER_SAFE_STEP * 8 / bottleneck.rate_bps
+    times = {duration}
+    if warmup > 0:
+        times.add(warmup)
+    k = 1
+    while k * step < duration:
+        times.add(k * step)
+        k += 1
+    return _Plan(scenario, str(scenario.get("name", "scenario")), seed, duration, warmup,
+                 bottleneck, tuple(flows), series, interval, tuple(sorted(times)))
+
+
+# --------------------------------------------------------------------- Tcl export
+
+COUNTERS_FILE = "tcplab-counters.txt"
+TCPVARS_FILE = "tcplab-tcpvars.tr"
+QUEUE_FILE = "tcplab-queue.tr"
+SAMPLES_FILE = "tcplab-tcpsamples.txt"
+QSAMPLES_FILE = "tcplab-queuesamples.txt"
+
+_TCL_PROCS = r"""
+# One duplex link, the same rate, delay and DropTail limit both ways.
+proc tcplab_link {a b rate delay limit} {
+    global ns
+    $ns duplex-link $a $b $rate $delay DropTail
+    $ns queue-limit $a $b $limit
+    $ns queue-limit $b $a $limit
+}
+
+proc tcplab_config {obj params} {
+    foreach {key value} $params { $obj set $key $value }
+}
+
+# Counter snapshot: read ns-2's C++ counters (no per-packet Tcl anywhere).
+#   F tag id ndatapack_ nrexmitpack_ nrexmit_ ncwndcuts1_ sink-bytes_ ack_
+#   U tag id npkts_ bytes_ nlost_
+#   L tag name pdepartures_ bdepartures_ pdrops_ bdrops_ parrivals_
+proc tcplab_sample {tag} {
+    global ns tcplab_out tcp_ids udp_ids agent sink qmon
+    puts $tcplab_out "T $tag [$ns now]"
+    foreach i $tcp_ids {
+        set a $agent($i)
+        puts $tcplab_out "F $tag $i [$a set ndatapack_] [$a set nrexmitpack_] [$a set nrexmit_] [$a set ncwndcuts1_] [$sink($i) set bytes_] [$a set ack_]"
+    }
+    foreach i $udp_ids {
+        set s $sink($i)
+        puts $tcplab_out "U $tag $i [$s set npkts_] [$s set bytes_] [$s set nlost_]"
+    }
+    foreach name [lsort [array names qmon]] {
+        set q $qmon($name)
+        puts $tcplab_out "L $tag $name [$q set pdepartures_] [$q set bdepartures_] [$q set pdrops_] [$q set bdrops_] [$q set parrivals_]"
+    }
+}
+"""
+
+
+def export_tcl(scenario: dict) -> str:
+    """The ns-2 2.35 Tcl script for a resolved scenario. It writes its results
+    into the current directory (tcplab-counters.txt and, when traces are asked
+    for, tcplab-*.tr / tcplab-samples.txt)."""
+    return _tcl(_plan(scenario))
+
+
+def _tcl(plan: _Plan) -> str:
+    n = len(plan.flows)
+    tcp_ids = [f.id for f in plan.flows if f.kind == "tcp"]
+    udp_ids = [f.id for f in plan.flows if f.kind == "udp"]
+    bn = plan.bottleneck
+    out: list[str] = []
+    w = out.append
+    w(f"# tcplab scenario {plan.name!r} exported for ns-2 2.35 (Debian package ns2).")
+    w(f"# Run: ns <this file>   (writes {COUNTERS_FILE} into the current directory)")
+    w("# Buffers: tcplab counts waiting packets B; ns-2 DropTail queue-limit is B + 1.")
+    w("# TCP packetSize_ is the payload: packet_size - 40 bytes of TCP/IP header.")
+    w(f"# Node ids: R1 = 0, R2 = 1, source of flow i = 2 + i, sink of flow i = {2 + n} + i.")
+    w("")
+    w("set ns [new Simulator]")
+    if plan.seed > 0:
+        w("# ns-2's default RNG draws each TCP agent's clock phase (boot_time_).")
+        w(f"global defaultRNG\n$defaultRNG seed {plan.seed}")
+    w(f"set tcplab_out [open {COUNTERS_FILE} w]")
+    w(f"set tcp_ids {{{' '.join(map(str, tcp_ids))}}}")
+    w(f"set udp_ids {{{' '.join(map(str, udp_ids))}}}")
+    w(_TCL_PROCS)
+    w("# Dumbbell: src(i) -> R1 -> bottleneck -> R2 -> dst(i).")
+    w("set r1 [$ns node]")
+    w("set r2 [$ns node]")
+    w(f"for {{set i 0}} {{$i < {n}}} {{incr i}} {{ set src($i) [$ns node] }}")
+    w(f"for {{set i 0}} {{$i < {n}}} {{incr i}} {{ set dst($i) [$ns node] }}")
+    w(f"# bottleneck: {_tcl_num(bn.rate_bps)} b/s, {_tcl_num(bn.delay_s)} s, "
+      f"{bn.buffer_pkts} waiting packets")
+    w(f"tcplab_link $r1 $r2 {_tcl_num(bn.rate_bps)} {_tcl_num(bn.delay_s)} {bn.ns2_limit}")
+    w('set qmon(bottleneck/forward) [$ns monitor-queue $r1 $r2 ""]')
+    w('set qmon(bottleneck/reverse) [$ns monitor-queue $r2 $r1 ""]')
+
+    # Per-group parameter lists, set on each agent before `$ns run` resets it.
+    for label in sorted({f.group for f in plan.flows}):
+        g = next(f.cfg for f in plan.flows if f.group == label)
+        path = f"flows.{label}"
+        if g["kind"] == "tcp":
+            params = _tcp_params(g, path)
+            w(f"# group {label!r}: {g['variant']} TCP")
+            w(f"set tcp_params({label}) {{{' '.join(f'{k} {v}' for k, v in params)}}}")
+            if g.get("delayed_ack"):
+                interval = parse_duration(g.get("delack_interval", 0.1), f"{path}.delack_interval")
+                w(f"set sink_params({label}) {{interval_ {_tcl_num(interval)}}}")
+            else:
+                w(f"set sink_params({label}) {{}}")
+        else:
+            size = int(g["packet_size"])
+            rate = parse_rate(g["rate"], f"{path}.rate")
+            w(f"# group {label!r}: constant-rate UDP (CBR, whole-packet size)")
+            w(f"set udp_params({label}) {{packetSize_ {size}}}")
+            w(f"set cbr_params({label}) {{packetSize_ {size} rate_ {_tcl_num(rate)} random_ 0}}")
+
+    w("")
+    for f in plan.flows:
+        i, a, s = f.id, f.access, f.sink_access
+        w(f"# flow {i}: group {f.group!r}, start {_tcl_num(f.start_s)} s, stop {_tcl_num(f.stop_s)} s")
+        w(f"tcplab_link $src({i}) $r1 {_tcl_num(a.rate_bps)} {_tcl_num(a.delay_s)} {a.ns2_limit}")
+        w(f"tcplab_link $r2 $dst({i}) {_tcl_num(s.rate_bps)} {_tcl_num(s.delay_s)} {s.ns2_limit}")
+        if f.kind == "tcp":
+            sender, sink_cls, delack_cls = TCP_CLASSES[f.cfg["variant"]]
+            w(f"set agent({i}) [new {sender}]")
+            w(f"tcplab_config $agent({i}) $tcp_params({f.group})")
+            w(f"$agent({i}) set fid_ {i}")
+            w(f"set sink({i}) [new {delack_cls if f.cfg.get('delayed_ack') else sink_cls}]")
+            w(f"tcplab_config $sink({i}) $sink_params({f.group})")
+            w(f"$ns attach-agent $src({i}) $agent({i})")
+            w(f"$ns attach-agent $dst({i}) $sink({i})")
+            w(f"$ns connect $agent({i}) $sink({i})")
+            w(f"set app({i}) [$agent({i}) attach-app FTP]")
+        else:
+            w(f"set agent({i}) [new Agent/UDP]")
+            w(f"tcplab_config $agent({i}) $udp_params({f.group})")
+            w(f"$agent({i}) set fid_ {i}")
+            w(f"set sink({i}) [new Agent/LossMonitor]")
+            w(f"$ns attach-agent $src({i}) $agent({i})")
+            w(f"$ns attach-agent $dst({i}) $sink({i})")
+            w(f"$ns connect $agent({i}) $sink({i})")
+            w(f"set app({i}) [new Application/Traffic/CBR]")
+            w(f"tcplab_config $app({i}) $cbr_params({f.group})")
+            w(f"$app({i}) attach-agent $agent({i})")
+        if f.start_s < plan.duration_s:
+            w(f'$ns at {_tcl_num(f.start_s)} "$app({i}) start"')
+        if f.start_s < f.stop_s < plan.duration_s:
+            w(f'$ns at {_tcl_num(f.stop_s)} "$app({i}) stop"')
+
+    w("")
+    w(_trace_tcl(plan, tcp_ids))
+    w("# Counter snapshots: end of warm-up, checkpoints against 32-bit wrap, end.")
+    w(f'puts $tcplab_out "V [ns-version]"')
+    w(f'puts $tcplab_out "W {_tcl_num(plan.warmup_s)} {_tcl_num(plan.duration_s)}"')
+    for k, t in enumerate(plan.sample_times[:-1]):
+        w(f'$ns at {_tcl_num(t)} "tcplab_sample {k}"')
+    w("proc tcplab_finish {} {")
+    w("    global tcplab_out tcplab_files")
+    w(f"    tcplab_sample {len(plan.sample_times) - 1}")
+    w('    puts $tcplab_out "E"')
+    w("    close $tcplab_out")
+    w("    foreach fh $tcplab_files { close $fh }")
+    w("    exit 0")
+    w("}")
+    w(f'$ns at {_tcl_num(plan.duration_s)} "tcplab_finish"')
+    w("$ns run")
+    return "\n".join(out) + "\n"
+
+
+def _tcp_params(g: dict, path: str) -> list[tuple[str, str]]:
+    """(ns-2 variable, value) for one TCP group, in the order they are set."""
+    def dur(key):
+        return _tcl_num(parse_duration(_require(g, key, path), f"{path}.{key}"))
+
+    def num(key, lo=None):
+        v = _require(g, key, path)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or (lo is not None and v < lo):
+            raise Ns2Error(f"{path}.{key}: expected a number{'' if lo is None else f' >= {lo}'}, got {v!r}")
+        return _tcl_num(v)
+
+    def flag(key):
+        v = _require(g, key, path)
+        if not isinstance(v, bool):
+            raise Ns2Error(f"{path}.{key}: expected true or false, got {v!r}")
+        return "1" if v else "0"
+
+    return [
+        ("packetSize_", str(int(g["packet_size"]) - TCPIP_HEADER_BYTES)),
+        ("window_", num("window", 1)),
+        ("maxcwnd_", num("max_cwnd", 0)),
+        ("windowInit_", num("initial_cwnd", 1)),
+        ("increase_num_", num("alpha")),
+        ("decrease_num_", num("beta")),
+        ("rtxcur_init_", dur("initial_rto")),
+        ("minrto_", dur("min_rto")),
+        ("maxrto_", dur("max_rto")),
+        ("tcpTick_", dur("tick")),
+        ("numdupacks_", num("dupack_threshold", 1)),
+        ("singledup_", flag("limited_transmit")),
+        ("syn_", flag("syn")),
+    ]
+
+
+def _trace_tcl(plan: _Plan, tcp_ids: list[int]) -> str:
+    lines = ["set tcplab_files {}"]
+    tcp_series = [s for s in plan.series if s != "queue"]
+    if not plan.series:
+        return "\n".join(lines) + "\n"
+    if plan.interval_s <= 0:
+        # Every change, written by ns-2's C++ tracing.
+        if tcp_series and tcp_ids:
+            vars_ = []
+            if "cwnd" in tcp_series:
+                vars_ += ["cwnd_", "ssthresh_"]
+            if "inflight" in tcp_series or "seq" in tcp_series:
+                vars_ += ["maxseq_", "ack_"]
+            lines.append(f"set tcpvars_fh [open {TCPVARS_FILE} w]")
+            lines.append("lappend tcplab_files $tcpvars_fh")
+            lines.append("foreach i $tcp_ids {")
+            lines.append("    $agent($i) attach $tcpvars_fh")
+            for v in vars_:
+                lines.append(f"    $agent($i) trace {v}")
+            lines.append("}")
+        if "queue" in plan.series:
+            lines.append(f"set queue_fh [open {QUEUE_FILE} w]")
+            lines.append("lappend tcplab_files $queue_fh")
+            lines.append("$ns trace-queue $r1 $r2 $queue_fh")
+    else:
+        # One Tcl call per interval (not per packet): instantaneous values at k * interval.
+        lines.append(f"set samples_fh [open {SAMPLES_FILE} w]")
+        lines.append(f"set qsamples_fh [open {QSAMPLES_FILE} w]")
+        lines.append("lappend tcplab_files $samples_fh $qsamples_fh")
+        lines.append("proc tcplab_trace_tick {k} {")
+        lines.append("    global ns samples_fh qsamples_fh tcp_ids agent qmon")
+        lines.append(f"    set t [expr {{$k * {_tcl_num(plan.interval_s)}}}]")
+        if tcp_series and tcp_ids:
+            lines.append("    foreach i $tcp_ids {")
+            lines.append("        set a $agent($i)")
+            lines.append('        puts $samples_fh "$t $i [$a set cwnd_] [$a set ssthresh_] [$a set maxseq_] [$a set ack_]"')
+            lines.append("    }")
+        if "queue" in plan.series:
+            lines.append('    puts $qsamples_fh "$t [$qmon(bottleneck/forward) set pkts_]"')
+        lines.append("    set next [expr {($k + 1) * " + _tcl_num(plan.interval_s) + "}]")
+        lines.append(f"    if {{$next < {_tcl_num(plan.duration_s)}}} {{ $ns at $next \"tcplab_trace_tick [expr {{$k + 1}}]\" }}")
+        lines.append("}")
+        lines.append('$ns at 0 "tcplab_trace_tick 0"')
+    return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------------ running
+
+def _ns_binary(ns_binary: str | None) -> str:
+    name = ns_binary or os.environ.get(NS_BINARY_ENV) or "ns"
+    path = shutil.which(name)
+    if path is None:
+        raise Ns2Error(
+            f"ns-2 not found: no executable {name!r}"
+            + (f" (from ${NS_BINARY_ENV})" if not ns_binary and os.environ.get(NS_BINARY_ENV) else "")
+            + "; install it with `apt-get install ns2` or point "
+            f"${NS_BINARY_ENV} at an ns-2 2.35 binary")
+    return path
+
+
+@functools.lru_cache(maxsize=None)
+def _package_version() -> str | None:
+    """Debian's version of the ns2 package, if dpkg knows it."""
+    try:
+        r = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "ns2"],
+                           capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return r.stdout.strip() or None if r.returncode == 0 else None
+
+
+def run_ns2(scenario: dict, workdir: str | None = None, keep: bool = False, *,
+            ns_binary: str | None = None, timeout_s: float | None = None) -> dict:
+    """Run a resolved scenario in ns-2 and return the raw result dict.
+
+    `workdir`: where to write the script and ns-2's outputs (kept); by default
+    a temporary directory, removed afterwards unless `keep`. `ns_binary`
+    overrides $TCPLAB_NS2 and PATH; `timeout_s` bounds ns-2's wall time.
+    """
+    plan = _plan(scenario)
+    ns = _ns_binary(ns_binary)
+    own_dir = workdir is None
+    wd = Path(tempfile.mkdtemp(prefix="tcplab-ns2-") if own_dir else workdir)
+    wd.mkdir(parents=True, exist_ok=True)
+    try:
+        script = wd / "scenario.tcl"
+        script.write_text(_tcl(plan))
+        limit = DEFAULT_TIMEOUT_S if timeout_s is None else float(timeout_s)
+        t0 = time.perf_counter()
+        try:
+            proc = subprocess.run([ns, script.name], cwd=wd, capture_output=True,
+                                  text=True, timeout=limit)
+        except subprocess.TimeoutExpired:
+            raise Ns2Error(f"ns-2 did not finish within {limit:g} s "
+                           f"(scenario {plan.name!r}; raise timeout_s)") from None
+        except OSError as exc:
+            raise Ns2Error(f"could not run ns-2 ({ns}): {exc}") from None
+        wall_s = time.perf_counter() - t0
+        counters = wd / COUNTERS_FILE
+        text = counters.read_text() if counters.exists() else ""
+        if proc.returncode != 0 or not text.rstrip().endswith("E"):
+            tail = "\n".join((proc.stderr or proc.stdout or "").strip().splitlines()[-15:])
+            raise Ns2Error(f"ns-2 ({ns}) failed on scenario {plan.name!r} "
+                           f"(exit status {proc.returncode}); "
+                           f"script kept in {wd if not own_dir or keep else 'a removed temp dir'}:\n{tail}")
+        result = _parse(plan, text, wd)
+        result["wall_s"] = wall_s
+        if keep or not own_dir:
+            result["workdir"] = str(wd)
+        return result
+    finally:
+        if own_dir and not keep:
+            shutil.rmtree(wd, ignore_errors=True)
+
+
+# ------------------------------------------------------------------------ parsing
+
+def _unwrap(values: list[int]) -> list[int]:
+    """Absolute counts from 32-bit ns-2 counters sampled often enough that no
+    counter grew by 2^32 or more between samples (see _COUNTER_SAFE_STEP)."""
+    out, total, prev = [], 0, 0
+    for v in values:
+        total += (v - prev) % _COUNTER_MODULUS
+        prev = v
+        out.append(total)
+    return out
+
+
+def _parse(plan: _Plan, text: str, wd: Path) -> dict:
+    version = "?"
+    times: dict[int, float] = {}
+    rows: dict[tuple[str, str], dict[int, list[int]]] = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if not parts:
+            continue
+        tag = parts[0]
+        if tag == "V":
+            version = " ".join(parts[1:])
+        elif tag == "T":
+            times[int(parts[1])] = float(parts[2])
+        elif tag in ("F", "U", "L"):
+            rows.setdefault((tag, parts[2]), {})[int(parts[1])] = [int(x) for x in parts[3:]]
+    n_samples = len(plan.sample_times)
+    if sorted(times) != list(range(n_samples)):
+        raise Ns2Error(f"ns-2 output is incomplete: expected {n_samples} counter snapshots, "
+                       f"got {len(times)}")
+    warm_index = plan.sample_times.index(plan.warmup_s) + 1 if plan.warmup_s > 0 else 0
+
+    def series(tag: str, key: str) -> list[list[int]]:
+        """Per counter column, absolute values at t = 0 (all zero) and each sample."""
+        by_sample = rows.get((tag, key))
+        if by_sample is None or len(by_sample) != n_samples:
+            raise Ns2Error(f"ns-2 output lacks counters for {tag} {key}")
+        columns = zip(*(by_sample[k] for k in range(n_samples)))
+        return [[0] + _unwrap(list(c)) for c in columns]
+
+    def window(col: list[int]) -> int:
+        return col[-1] - col[warm_index]
+
+    flows = []
+    for f in plan.flows:
+        if f.kind == "tcp":
+            sent, rexmit_pkts, timeouts, cuts, sink_bytes, _ack = series("F", str(f.id))
+            size = int(f.cfg["packet_size"])
+            syn = bool(f.cfg.get("syn", True))
+
+            def data_packets(b: int) -> int:
+                # The sink counts wire bytes in order: the 40-byte SYN, then
+                # full-size data packets.
+                if syn and b > 0:
+                    b -= TCPIP_HEADER_BYTES
+                return b // size
+
+            delivered = data_packets(sink_bytes[-1]) - data_packets(sink_bytes[warm_index])
+            syn_in_window = int(syn and sent[warm_index] == 0 and sent[-1] > 0)
+            flows.append({
+                "id": f.id, "group": f.group, "kind": "tcp",
+                "delivered_packets": delivered,
+                "delivered_bytes": delivered * (size - TCPIP_HEADER_BYTES),
+                "sent_packets": window(sent) - syn_in_window,
+                "retransmissions": window(rexmit_pkts),
+                "timeouts": window(timeouts),
+                # ncwndcuts1_ counts window cuts with data outstanding: one per
+                # fast retransmit and one per timeout (nrexmit_).
+                "fast_retransmits": window(cuts) - window(timeouts),
+            })
+        else:
+            npkts, nbytes, _lost = series("U", str(f.id))
+            flows.append({
+                "id": f.id, "group": f.group, "kind": "udp",
+                "delivered_packets": window(npkts),
+                "delivered_bytes": window(nbytes),
+                "sent_packets": None, "retransmissions": None,
+                "timeouts": None, "fast_retransmits": None,
+            })
+
+    measured = plan.duration_s - plan.warmup_s
+    links = []
+    for direction in ("forward", "reverse"):
+        pdep, bdep, pdrops, _bdrops, _parr = series("L", f"bottleneck/{direction}")
+        links.append({
+            "name": "bottleneck", "direction": direction,
+            "drops": window(pdrops), "departures": window(pdep),
+            "utilization": window(bdep) * 8 / (plan.bottleneck.rate_bps * measured),
+        })
+
+    pkg = _package_version()
+    return {
+        "engine": "ns2",
+        "engine_version": f"ns-2 {version}" + (f" (Debian {pkg})" if pkg else ""),
+        "scenario": plan.scenario,
+        "measured_s": measured,
+        "flows": flows,
+        "links": links,
+        "traces": _parse_traces(plan, wd),
+    }
+
+
+def _parse_traces(plan: _Plan, wd: Path) -> dict:
+    if not plan.series:
+        return {}
+    import pandas as pd
+
+    node_base = 2  # source of flow i is node 2 + i (see _tcl)
+    traces: dict = {}
+    tcp_series = [s for s in plan.series if s != "queue"]
+    if plan.interval_s <= 0:
+        if tcp_series:
+            path = wd / TCPVARS_FILE
+            raw = _read_ws(path, [0, 1, 5, 6], ["t", "src", "var", "value"])
+            raw["flow"] = raw["src"].astype("int64") - node_base
+            # The values at attach time precede ns-2's reset at `run`; keep the
+            # last value of each variable per instant.
+            raw = raw.drop_duplicates(["flow", "var", "t"], keep="last")
+            wide = (raw.pivot_table(index=["flow", "t"], columns="var", values="value",
+                                    aggfunc="last")
+                    .groupby(level="flow").ffill().reset_index())
+            wide.columns.name = None
+            if "cwnd" in tcp_series:
+                traces["cwnd"] = _frame(wide, {"cwnd_": "cwnd", "ssthresh_": "ssthresh"},
+                                        {"ssthresh": "int64"})
+            if "seq" in tcp_series:
+                traces["seq"] = _frame(wide, {"maxseq_": "seq", "ack_": "ack"},
+                                       {"seq": "int64", "ack": "int64"})
+            if "inflight" in tcp_series:
+                fr = _frame(wide, {"maxseq_": "seq", "ack_": "ack"}, {})
+                fr["inflight"] = (fr["seq"] - fr["ack"]).astype("int64")
+                traces["inflight"] = fr[["t", "flow", "inflight"]]
+        if "queue" in plan.series:
+            raw = _read_ws(wd / QUEUE_FILE, [0, 1], ["event", "t"])
+            step = raw["event"].map({"+": 1, "-": -1, "d": -1})
+            keep = step.notna()
+            q = pd.DataFrame({"t": raw["t"][keep].to_numpy(),
+                              "link": "bottleneck",
+                              "packets": step[keep].astype("int64").cumsum().to_numpy()})
+            traces["queue"] = q
+    else:
+        if tcp_series:
+            c = _read_ws(wd / SAMPLES_FILE, [0, 1, 2, 3, 4, 5],
+                         ["t", "flow", "cwnd", "ssthresh", "seq", "ack"])
+            c = c.astype({"flow": "int64", "ssthresh": "int64", "seq": "int64", "ack": "int64"})
+            if "cwnd" in tcp_series:
+                traces["cwnd"] = c[["t", "flow", "cwnd", "ssthresh"]].reset_index(drop=True)
+            if "seq" in tcp_series:
+                traces["seq"] = c[["t", "flow", "seq", "ack"]].reset_index(drop=True)
+            if "inflight" in tcp_series:
+                traces["inflight"] = pd.DataFrame({"t": c["t"].to_numpy(),
+                                                   "flow": c["flow"].to_numpy(),
+                                                   "inflight": (c["seq"] - c["ack"]).to_numpy()})
+        if "queue" in plan.series:
+            q = _read_ws(wd / QSAMPLES_FILE, [0, 1], ["t", "packets"])
+            traces["queue"] = pd.DataFrame({"t": q["t"].to_numpy(), "link": "bottleneck",
+                                            "packets": q["packets"].astype("int64").to_numpy()})
+    return traces
+
+
+def _read_ws(path: Path, usecols: list[int], names: list[str]):
+    """A whitespace-separated ns-2 output file, selected columns only."""
+    import pandas as pd
+
+    if not path.exists() or path.stat().st_size == 0:
+        return pd.DataFrame({n: pd.Series(dtype="object" if n in ("event", "var") else "float64")
+                             for n in names})
+    df = pd.read_csv(path, sep=r"\s+", header=None, usecols=usecols, engine="c")
+    df.columns = names
+    return df
+
+
+def _frame(wide, rename: dict, dtypes: dict):
+    cols = ["t", "flow"] + [c for c in rename if c in wide.columns]
+    fr = wide[cols].rename(columns=rename).dropna()
+    return fr.astype({k: v for k, v in dtypes.items() if k in fr.columns}).reset_index(drop=True)
