@@ -34,9 +34,13 @@ def friendly_alpha(beta):
         α = 4 (1 − β²) / 3
 
     β = 7/8 → 0.3125 (the paper's 0.31), β = 0.75 → 0.583, β = 0.25 → 1.25,
-    β = ½ → 1. Assumptions: the GAIMD equation's fast-retransmit term
-    dominates (timeouts rare), one reduction per congestion epoch.
-    Validity: 0 < β < 1.
+    β = ½ → 1. Validity: 0 < β < 1.
+
+    Caveat (checked in tests/test_models_gaimd.py): this α makes the
+    *timeout* term of eq. (1) and the mean window at a loss equal to TCP's,
+    not the congestion-avoidance term. Without timeouts eq. (1) gives
+    TCP(4(1−β²)/3, β) a rate 2(1+β)/3 times TCP(1,½)'s: 1.25 for β = 7/8,
+    0.83 for β = ¼. Equating that term instead gives α = 3(1−β)/(1+β).
     """
     beta = open_unit("beta", beta)
     return scalar_or_array(4 * (1 - beta**2) / 3)
