@@ -1,0 +1,163 @@
+"""`tcplab predict`: the interface scripts rely on (issue 3), and user errors."""
+
+import json
+
+import pytest
+
+from tcplab.cli import main
+
+
+def run(capsys, *argv):
+    code = main(["predict", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_json_scalar_has_inputs_and_a_number(capsys):
+    code, out, _ = run(capsys, "aimd-one", "--n", "3", "--beta", "0.5", "--json")
+    doc = json.loads(out)
+    assert code == 0
+    assert doc["inputs"] == {"n": 3, "beta": 0.5}
+    assert doc["value"] == pytest.approx(0.9)
+
+
+def test_json_range_gives_a_list_aligned_with_the_inputs(capsys):
+    code, out, _ = run(capsys, "aimd-one", "--n", "1..15", "--json")
+    doc = json.loads(out)
+    assert doc["inputs"]["n"] == list(range(1, 16))
+    assert len(doc["value"]) == 15
+    assert doc["value"][0] == pytest.approx(0.75)
+
+
+def test_table_for_a_range(capsys):
+    code, out, _ = run(capsys, "aimd-one", "--n", "1..3")
+    assert code == 0 and "0.75" in out and "0.9" in out and "Theorem 1" in out
+
+
+@pytest.mark.parametrize(
+    "argv,value",
+    [
+        (["aimd-all", "--beta", "0.5"], 0.75),
+        (["multtcp", "--n", "2"], 1 - 1 / 8),
+        (["gaimd-alpha", "--beta", "0.25"], 1.25),
+        (["slowstart-cycle", "--buffer", "20", "--mu", "366", "--tau", "0.56"], 3),
+        (["slowstart-cycle", "--buffer", "19"], 2),
+        (["aimd-second-moment", "--policy", "largest-rate"], 4 / 21),
+        (["mathis", "--p", "0.01", "--rtt", "0.1"], 10 * (150**0.5)),
+    ],
+)
+def test_named_models_answer(capsys, argv, value):
+    code, out, _ = run(capsys, *argv, "--json")
+    assert code == 0
+    assert json.loads(out)["value"] == pytest.approx(value)
+
+
+def test_gaimd_and_pftk_agree_for_standard_tcp(capsys):
+    args = ["--p", "0.02", "--rtt", "0.2", "--t0", "1", "--b", "1"]
+    _, out, _ = run(capsys, "gaimd", *args, "--alpha", "1", "--beta", "0.5", "--json")
+    g = json.loads(out)["value"]
+    _, out, _ = run(capsys, "pftk", *args, "--form", "approx", "--json")
+    assert json.loads(out)["value"] == pytest.approx(g, rel=1e-12)
+
+
+def test_grid_of_two_ranges(capsys):
+    _, out, _ = run(capsys, "mathis", "--p", "0.01,0.04", "--rtt", "0.1,0.2", "--json")
+    doc = json.loads(out)
+    assert doc["inputs"]["p"] == [0.01, 0.01, 0.04, 0.04]
+    assert doc["inputs"]["rtt"] == [0.1, 0.2, 0.1, 0.2]
+    assert doc["value"][0] == pytest.approx(2 * doc["value"][1])
+    assert doc["value"][0] == pytest.approx(2 * doc["value"][2])
+
+
+def test_list_names_every_model(capsys):
+    code, out, _ = run(capsys, "--list", "--json")
+    names = {m["model"] for m in json.loads(out)}
+    assert {"aimd-one", "aimd-all", "multtcp", "gaimd-alpha", "gaimd", "pftk", "mathis", "slowstart-cycle"} <= names
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["aimd-one", "--n", "0"], "n"),
+        (["aimd-one", "--n", "2", "--beta", "1"], "beta"),
+        (["gaimd", "--p", "-0.1", "--rtt", "0.1"], "p"),
+        (["aimd-one"], "--n is required"),
+        (["aimd-one", "--n", "1..x"], "range"),
+        (["aimd-one", "--n", "2.5"], "whole number"),
+        (["aimd-largest-rate", "--n", "1..3"], "single values"),
+        (["pftk", "--p", "0.01", "--rtt", "0.1", "--beta", "0.7"], "gaimd"),
+    ],
+)
+def test_user_errors_exit_2_with_a_message(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert message in err and "Traceback" not in err
+
+
+SCENARIO_D = """
+name = "paper D, B = 20"
+duration = "600s"
+[topology.bottleneck]
+rate = "1.5Mbps"
+delay = "270ms"
+buffer = 20
+[topology.access]
+rate = "10Mbps"
+delay = "5ms"
+buffer = 1000
+[topology.sink_access]
+rate = "10Mbps"
+delay = "5ms"
+buffer = 1000
+[flows.tcp]
+kind = "tcp"
+variant = "tahoe"
+packet_size = 512
+"""
+
+
+def test_scenario_applies_paper_d_and_says_why_others_do_not(tmp_path, capsys):
+    path = tmp_path / "d.toml"
+    path.write_text(SCENARIO_D)
+    code, out, _ = run(capsys, "scenario", str(path), "--json")
+    rows = {r["model"]: r for r in json.loads(out)["predictions"]}
+    assert code == 0
+    # mu = 1.5e6 / (8 * 512) = 366.2 pkt/s, tau = 2 (5 + 270 + 5) ms = 0.56 s
+    assert rows["slowstart-cycle"]["applies"] and rows["slowstart-cycle"]["value"] == 3
+    assert rows["slowstart-cycle"]["inputs"]["tau"] == pytest.approx(0.56)
+    assert rows["aimd-one"]["applies"] and rows["aimd-one"]["value"] == pytest.approx(0.75)
+    assert not rows["gaimd"]["applies"] and "loss event rate" in rows["gaimd"]["reason"]
+    code, out, _ = run(capsys, "scenario", str(path))
+    assert code == 0 and "do not apply" in out
+
+
+def test_scenario_with_udp_and_reno_rules_out_paper_c_and_d(tmp_path, capsys):
+    text = SCENARIO_D.replace('variant = "tahoe"', 'variant = "reno"\ncount = 3') + (
+        '[flows.udp]\nkind = "udp"\nrate = "0.5Mbps"\n'
+    )
+    path = tmp_path / "a.toml"
+    path.write_text(text)
+    _, out, _ = run(capsys, "scenario", str(path), "--json")
+    rows = {r["model"]: r for r in json.loads(out)["predictions"]}
+    assert not rows["aimd-one"]["applies"] and "UDP" in rows["aimd-one"]["reason"]
+    assert not rows["slowstart-cycle"]["applies"]
+
+
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("not = [toml", "not valid TOML"),
+        (SCENARIO_D.replace('rate = "1.5Mbps"', 'rate = "fast"'), "topology.bottleneck.rate"),
+        (SCENARIO_D.replace('kind = "tcp"', 'kind = "sctp"'), "flows.tcp.kind"),
+    ],
+)
+def test_bad_scenarios_are_user_errors(tmp_path, capsys, text, message):
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    code, _, err = run(capsys, "scenario", str(path))
+    assert code == 2 and message in err
+
+
+def test_missing_scenario_file(capsys):
+    code, _, err = run(capsys, "scenario", "/nonexistent/x.toml")
+    assert code == 2 and "no such scenario file" in err
