@@ -3,11 +3,13 @@
 
 use pyo3::prelude::*;
 
+mod aimd;
 mod engine;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ENGINE_VERSION", tcplab_engine::VERSION)?;
     engine::register(m)?;
+    aimd::register(m)?;
     Ok(())
 }
