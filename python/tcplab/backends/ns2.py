@@ -759,6 +759,7 @@ def _parse_traces(plan: _Plan, wd: Path) -> dict:
                                     aggfunc="last")
                     .groupby(level="flow").ffill().reset_index())
             wide.columns.name = None
+            wide = wide.sort_values(["t", "flow"], kind="stable")
             if "cwnd" in tcp_series:
                 traces["cwnd"] = _frame(wide, {"cwnd_": "cwnd", "ssthresh_": "ssthresh"},
                                         {"ssthresh": "int64"})
@@ -776,7 +777,10 @@ def _parse_traces(plan: _Plan, wd: Path) -> dict:
             q = pd.DataFrame({"t": raw["t"][keep].to_numpy(),
                               "link": "bottleneck",
                               "packets": step[keep].astype("int64").cumsum().to_numpy()})
-            traces["queue"] = q
+            # ns-2 logs an arrival ("+") before the queue decides, so a dropped
+            # arrival shows as "+" then "d", and an arrival at an idle link as
+            # "+" then "-", at the same instant: keep the state after each instant.
+            traces["queue"] = q.drop_duplicates("t", keep="last").reset_index(drop=True)
     else:
         if tcp_series:
             c = _read_ws(wd / SAMPLES_FILE, [0, 1, 2, 3, 4, 5],
