@@ -1,5 +1,17 @@
 //! tcplab-engine: a packet-level discrete-event simulator of TCP flows and UDP
 //! background traffic over a dumbbell. Pure Rust; knows nothing of Python.
+//!
+//! Entry point: [`sim::run_json`] (or [`scenario::Scenario`] + [`sim::Sim`]).
+
+pub mod net;
+pub mod record;
+pub mod rng;
+pub mod scenario;
+pub mod sched;
+pub mod sim;
+pub mod tcp;
+pub mod time;
+pub mod traffic;
 
 /// Engine version; part of every result and of the sweep cache key.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

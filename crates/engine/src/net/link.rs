@@ -1,0 +1,236 @@
+//! A link: a serializer at `rate_bps`, a buffer governed by a queue
+//! discipline, and a constant propagation delay.
+//!
+//! Because service is FIFO at a constant rate, a packet's whole future on the
+//! link is known when it is admitted: it starts transmission when the
+//! serializer frees up, finishes `size / rate` later, and reaches the next hop
+//! `delay` after that. So the link keeps one FIFO of (arrival at next hop,
+//! packet) and needs ONE pending event — for the head of that FIFO — however
+//! many packets it holds. Occupancy of the buffer at time t is the number of
+//! admitted packets whose transmission starts after t, kept in a second small
+//! FIFO of start times.
+
+use super::packet::{Kind, Packet};
+use super::queue::Queue;
+use crate::time::{tx_time_ns, SimTime};
+use std::collections::VecDeque;
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LinkCounters {
+    pub arrivals: u64,
+    pub drops: u64,
+    pub admitted: u64,
+    pub admitted_bytes: u64,
+    /// Serializer time of every admitted packet.
+    pub busy_ns: u64,
+}
+
+pub struct Link {
+    pub rate_bps: f64,
+    pub delay_ns: SimTime,
+    pub queue: Queue,
+    /// The serializer is busy until this time.
+    busy_until: SimTime,
+    /// Start times (and sizes) of admitted packets still waiting.
+    waiting: VecDeque<(SimTime, u32, Kind)>,
+    /// Every admitted packet not yet at the next hop, with its arrival time there.
+    pipe: VecDeque<(SimTime, Packet)>,
+    /// Cached transmission times of the two common sizes.
+    tx_cache: [(u32, SimTime); 2],
+    pub counters: LinkCounters,
+}
+
+/// What happened to an arrival.
+pub enum Admit {
+    /// Dropped by the discipline.
+    Dropped,
+    /// Admitted; `schedule` is Some(t) when the link had no pending delivery
+    /// and one must be scheduled at t. `wait` is Some(start) when it waits
+    /// in the buffer until `start`.
+    Admitted {
+        schedule: Option<SimTime>,
+        wait: Option<SimTime>,
+    },
+}
+
+impl Link {
+    pub fn new(rate_bps: f64, delay_ns: SimTime, queue: Queue) -> Self {
+        Link {
+            rate_bps,
+            delay_ns,
+            queue,
+            busy_until: 0,
+            waiting: VecDeque::new(),
+            pipe: VecDeque::new(),
+            tx_cache: [
+                (40, tx_time_ns(40, rate_bps)),
+                (1000, tx_time_ns(1000, rate_bps)),
+            ],
+            counters: LinkCounters::default(),
+        }
+    }
+
+    #[inline]
+    fn tx_time(&mut self, bytes: u32) -> SimTime {
+        for &(b, t) in &self.tx_cache {
+            if b == bytes {
+                return t;
+            }
+        }
+        let t = tx_time_ns(bytes, self.rate_bps);
+        self.tx_cache[1] = (bytes, t);
+        t
+    }
+
+    /// Packets waiting in the buffer at `now` (not counting the one in transmission).
+    #[inline]
+    pub fn waiting(&mut self, now: SimTime) -> usize {
+        while let Some(&(start, _, _)) = self.waiting.front() {
+            if start <= now {
+                self.waiting.pop_front();
+            } else {
+                break;
+            }
+        }
+        self.waiting.len()
+    }
+
+    /// A packet arrives at the link's input at `now`.
+    #[inline]
+    pub fn arrive(&mut self, pkt: Packet, now: SimTime) -> Admit {
+        self.counters.arrivals += 1;
+        let must_wait = self.busy_until > now;
+        if must_wait {
+            let w = self.waiting(now);
+            if !self.queue.admit(w) {
+                self.counters.drops += 1;
+                return Admit::Dropped;
+            }
+        }
+        let tx = self.tx_time(pkt.size_bytes);
+        let start = self.busy_until.max(now);
+        let end = start + tx;
+        self.busy_until = end;
+        self.counters.admitted += 1;
+        self.counters.admitted_bytes += pkt.size_bytes as u64;
+        self.counters.busy_ns += tx;
+        let wait = if start > now {
+            self.waiting.push_back((start, pkt.size_bytes, pkt.kind));
+            Some(start)
+        } else {
+            None
+        };
+        let was_empty = self.pipe.is_empty();
+        let at = end + self.delay_ns;
+        self.pipe.push_back((at, pkt));
+        Admit::Admitted {
+            schedule: if was_empty { Some(at) } else { None },
+            wait,
+        }
+    }
+
+    /// The head packet if it has reached the next hop by `now`.
+    #[inline]
+    pub fn pop_arrived(&mut self, now: SimTime) -> Option<Packet> {
+        match self.pipe.front() {
+            Some(&(at, _)) if at <= now => self.pipe.pop_front().map(|(_, p)| p),
+            _ => None,
+        }
+    }
+
+    /// When the next delivery is due, if any packet is on the link.
+    #[inline]
+    pub fn next_delivery(&self) -> Option<SimTime> {
+        self.pipe.front().map(|&(at, _)| at)
+    }
+
+    /// Serializer time spent up to `now` (exact: the serializer's busy periods
+    /// are known once packets are admitted).
+    pub fn busy_ns_until(&self, now: SimTime) -> u64 {
+        self.counters.busy_ns - self.busy_until.saturating_sub(now)
+    }
+
+    /// Bytes whose transmission has started by `now`.
+    pub fn sent_bytes_until(&mut self, now: SimTime) -> u64 {
+        self.waiting(now);
+        let waiting_bytes: u64 = self.waiting.iter().map(|&(_, b, _)| b as u64).sum();
+        self.counters.admitted_bytes - waiting_bytes
+    }
+
+    /// Packets whose transmission has started by `now`.
+    pub fn sent_packets_until(&mut self, now: SimTime) -> u64 {
+        let w = self.waiting(now) as u64;
+        self.counters.admitted - w
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::QueueKind;
+
+    fn pkt(seq: u32) -> Packet {
+        Packet::new(Kind::Data, 0, seq, 1000, 0)
+    }
+
+    #[test]
+    fn packets_leave_at_line_rate_after_the_delay() {
+        // 1 Mb/s: a 1000-byte packet takes 8 ms; delay 5 ms.
+        let mut l = Link::new(1e6, 5_000_000, Queue::new(QueueKind::DropTail, 10));
+        assert!(matches!(
+            l.arrive(pkt(0), 0),
+            Admit::Admitted {
+                schedule: Some(13_000_000),
+                wait: None
+            }
+        ));
+        assert!(matches!(
+            l.arrive(pkt(1), 0),
+            Admit::Admitted {
+                schedule: None,
+                wait: Some(8_000_000)
+            }
+        ));
+        assert_eq!(l.next_delivery(), Some(13_000_000));
+        assert!(l.pop_arrived(12_999_999).is_none());
+        assert_eq!(l.pop_arrived(13_000_000).unwrap().seq, 0);
+        assert_eq!(l.next_delivery(), Some(21_000_000));
+    }
+
+    #[test]
+    fn droptail_buffer_counts_waiting_packets_only() {
+        // Buffer 2: one in transmission plus two waiting are admitted; the fourth is dropped.
+        let mut l = Link::new(1e6, 0, Queue::new(QueueKind::DropTail, 2));
+        for s in 0..3 {
+            assert!(matches!(l.arrive(pkt(s), 0), Admit::Admitted { .. }));
+        }
+        assert!(matches!(l.arrive(pkt(3), 0), Admit::Dropped));
+        // After the first packet finishes (8 ms), one slot frees up.
+        assert_eq!(l.waiting(8_000_000), 1);
+        assert!(matches!(
+            l.arrive(pkt(4), 8_000_000),
+            Admit::Admitted { .. }
+        ));
+        assert_eq!(l.counters.drops, 1);
+    }
+
+    #[test]
+    fn zero_buffer_admits_only_into_an_idle_serializer() {
+        let mut l = Link::new(1e6, 0, Queue::new(QueueKind::DropTail, 0));
+        assert!(matches!(l.arrive(pkt(0), 0), Admit::Admitted { .. }));
+        assert!(matches!(l.arrive(pkt(1), 1), Admit::Dropped));
+        assert!(matches!(
+            l.arrive(pkt(2), 8_000_000),
+            Admit::Admitted { .. }
+        ));
+    }
+
+    #[test]
+    fn utilization_is_exact() {
+        let mut l = Link::new(1e6, 0, Queue::new(QueueKind::DropTail, 10));
+        l.arrive(pkt(0), 0);
+        l.arrive(pkt(1), 0);
+        assert_eq!(l.busy_ns_until(4_000_000), 4_000_000);
+        assert_eq!(l.busy_ns_until(100_000_000), 16_000_000);
+    }
+}

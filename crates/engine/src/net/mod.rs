@@ -1,0 +1,5 @@
+//! Packets, links and queues.
+
+pub mod link;
+pub mod packet;
+pub mod queue;

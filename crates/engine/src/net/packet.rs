@@ -1,0 +1,66 @@
+//! The packet: a small `Copy` struct moved by value along its route.
+
+/// What a packet carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Kind {
+    /// TCP data; `seq` is the packet number (ns-2 counts packets, not bytes).
+    Data = 0,
+    /// TCP acknowledgement; `seq` is the next packet the receiver expects
+    /// (ns-2's cumulative ack + 1), plus up to three SACK blocks.
+    Ack = 1,
+    /// UDP datagram.
+    Udp = 2,
+}
+
+/// A SACK block [start, end) in packet numbers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackBlock {
+    pub start: u32,
+    pub end: u32,
+}
+
+pub const MAX_SACK_BLOCKS: usize = 3;
+
+/// Direction along a flow's route.
+pub const FORWARD: u8 = 0;
+pub const REVERSE: u8 = 1;
+
+#[derive(Clone, Copy, Debug)]
+pub struct Packet {
+    /// When the sender emitted it (ns-2's `ts`); acks echo the data packet's.
+    pub sent_ns: u64,
+    pub flow: u32,
+    pub seq: u32,
+    pub size_bytes: u32,
+    pub kind: Kind,
+    /// FORWARD (data, UDP) or REVERSE (acks).
+    pub dir: u8,
+    /// Index of the link the packet is on (or arrives at next) in its route.
+    pub hop: u8,
+    pub nsack: u8,
+    /// A retransmission (for traces; the network does not look).
+    pub rtx: bool,
+    pub sack: [SackBlock; MAX_SACK_BLOCKS],
+}
+
+impl Packet {
+    pub fn new(kind: Kind, flow: u32, seq: u32, size_bytes: u32, now: u64) -> Self {
+        Packet {
+            sent_ns: now,
+            flow,
+            seq,
+            size_bytes,
+            kind,
+            dir: if kind == Kind::Ack { REVERSE } else { FORWARD },
+            hop: 0,
+            nsack: 0,
+            rtx: false,
+            sack: [SackBlock::default(); MAX_SACK_BLOCKS],
+        }
+    }
+
+    pub fn sack_blocks(&self) -> &[SackBlock] {
+        &self.sack[..self.nsack as usize]
+    }
+}

@@ -1,0 +1,196 @@
+//! Probes: traces recorded into columnar buffers, only when the scenario
+//! asks for them (a disabled probe is one predictable branch).
+
+use crate::scenario::{TraceKind, TraceSpec};
+use crate::time::{secs, SimTime};
+
+/// One column of a trace table.
+pub enum Column {
+    F64(Vec<f64>),
+    I64(Vec<i64>),
+}
+
+/// A named table of equally long columns.
+pub struct Table {
+    pub name: &'static str,
+    pub columns: Vec<(&'static str, Column)>,
+}
+
+#[derive(Default)]
+pub struct TcpStateLog {
+    t: Vec<f64>,
+    flow: Vec<i64>,
+    cwnd: Vec<f64>,
+    ssthresh: Vec<f64>,
+    inflight: Vec<i64>,
+    ack: Vec<i64>,
+}
+
+#[derive(Default)]
+pub struct SendLog {
+    t: Vec<f64>,
+    flow: Vec<i64>,
+    seq: Vec<i64>,
+    rtx: Vec<i64>,
+}
+
+#[derive(Default)]
+pub struct QueueLog {
+    /// (time, link, class (0 TCP data/acks, 1 UDP), +1 / −1)
+    events: Vec<(SimTime, u32, u8, i8)>,
+}
+
+#[derive(Default)]
+pub struct DropLog {
+    t: Vec<f64>,
+    link: Vec<i64>,
+    flow: Vec<i64>,
+    seq: Vec<i64>,
+}
+
+#[derive(Default)]
+pub struct Recorder {
+    pub tcp_every_change: bool,
+    pub tcp: Option<TcpStateLog>,
+    pub sends: Option<SendLog>,
+    pub queue: Option<QueueLog>,
+    pub drops: Option<DropLog>,
+    pub interval_ns: SimTime,
+}
+
+impl Recorder {
+    pub fn new(spec: &TraceSpec) -> Self {
+        let has = |k| spec.series.contains(&k);
+        let tcp = has(TraceKind::Cwnd) || has(TraceKind::Inflight) || has(TraceKind::Seq);
+        Recorder {
+            tcp_every_change: tcp && spec.interval.0 == 0,
+            tcp: tcp.then(TcpStateLog::default),
+            sends: has(TraceKind::Seq).then(SendLog::default),
+            queue: has(TraceKind::Queue).then(QueueLog::default),
+            drops: has(TraceKind::Drops).then(DropLog::default),
+            interval_ns: spec.interval.0,
+        }
+    }
+
+    #[inline]
+    pub fn tcp_state(
+        &mut self,
+        now: SimTime,
+        flow: u32,
+        cwnd: f64,
+        ssthresh: i64,
+        inflight: i64,
+        ack: i64,
+    ) {
+        if let Some(l) = &mut self.tcp {
+            l.t.push(secs(now));
+            l.flow.push(flow as i64);
+            l.cwnd.push(cwnd);
+            l.ssthresh.push(ssthresh as f64);
+            l.inflight.push(inflight);
+            l.ack.push(ack);
+        }
+    }
+
+    #[inline]
+    pub fn send(&mut self, now: SimTime, flow: u32, seq: u32, rtx: bool) {
+        if let Some(l) = &mut self.sends {
+            l.t.push(secs(now));
+            l.flow.push(flow as i64);
+            l.seq.push(seq as i64);
+            l.rtx.push(rtx as i64);
+        }
+    }
+
+    #[inline]
+    pub fn queue_wait(&mut self, now: SimTime, start: SimTime, link: u32, class: u8) {
+        if let Some(q) = &mut self.queue {
+            q.events.push((now, link, class, 1));
+            q.events.push((start, link, class, -1));
+        }
+    }
+
+    #[inline]
+    pub fn drop(&mut self, now: SimTime, link: u32, flow: u32, seq: u32) {
+        if let Some(d) = &mut self.drops {
+            d.t.push(secs(now));
+            d.link.push(link as i64);
+            d.flow.push(flow as i64);
+            d.seq.push(seq as i64);
+        }
+    }
+
+    /// Turn the logs into tables.
+    pub fn finish(self, end: SimTime) -> Vec<Table> {
+        let mut out = Vec::new();
+        if let Some(l) = self.tcp {
+            out.push(Table {
+                name: "tcp",
+                columns: vec![
+                    ("t", Column::F64(l.t)),
+                    ("flow", Column::I64(l.flow)),
+                    ("cwnd", Column::F64(l.cwnd)),
+                    ("ssthresh", Column::F64(l.ssthresh)),
+                    ("inflight", Column::I64(l.inflight)),
+                    ("ack", Column::I64(l.ack)),
+                ],
+            });
+        }
+        if let Some(l) = self.sends {
+            out.push(Table {
+                name: "sends",
+                columns: vec![
+                    ("t", Column::F64(l.t)),
+                    ("flow", Column::I64(l.flow)),
+                    ("seq", Column::I64(l.seq)),
+                    ("rtx", Column::I64(l.rtx)),
+                ],
+            });
+        }
+        if let Some(mut q) = self.queue {
+            // Occupancy step function per link: sort the ±1 events, accumulate.
+            q.events.retain(|e| e.0 <= end);
+            q.events.sort_by_key(|e| (e.1, e.0, -(e.3 as i32)));
+            let (mut t, mut link, mut tcp, mut udp) = (vec![], vec![], vec![], vec![]);
+            let mut cur_link = u32::MAX;
+            let (mut n_tcp, mut n_udp) = (0i64, 0i64);
+            for (time, l, class, d) in q.events {
+                if l != cur_link {
+                    cur_link = l;
+                    n_tcp = 0;
+                    n_udp = 0;
+                }
+                if class == 1 {
+                    n_udp += d as i64;
+                } else {
+                    n_tcp += d as i64;
+                }
+                t.push(secs(time));
+                link.push(l as i64);
+                tcp.push(n_tcp);
+                udp.push(n_udp);
+            }
+            out.push(Table {
+                name: "queue",
+                columns: vec![
+                    ("t", Column::F64(t)),
+                    ("link", Column::I64(link)),
+                    ("tcp", Column::I64(tcp)),
+                    ("udp", Column::I64(udp)),
+                ],
+            });
+        }
+        if let Some(d) = self.drops {
+            out.push(Table {
+                name: "drops",
+                columns: vec![
+                    ("t", Column::F64(d.t)),
+                    ("link", Column::I64(d.link)),
+                    ("flow", Column::I64(d.flow)),
+                    ("seq", Column::I64(d.seq)),
+                ],
+            });
+        }
+        out
+    }
+}

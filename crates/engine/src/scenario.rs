@@ -1,0 +1,669 @@
+//! The one definition of a scenario. Scenario files are TOML; Python loads
+//! them into a dict, applies `--set` overrides and hands the engine JSON. The
+//! schema below rejects unknown keys (`deny_unknown_fields`), and every error
+//! names the key path and the expected form.
+//!
+//! Defaults follow ns-2 2.35 (`tcl/lib/ns-default.tcl`) wherever the papers
+//! depend on them; each says where it comes from.
+
+use crate::time::{Duration, Freq, Rate, SimTime};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// A scenario error: where (dotted key path) and what was expected.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenarioError {
+    pub path: String,
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        if self.path.is_empty() || self.path == "." {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+fn err(path: impl Into<String>, message: impl Into<String>) -> ScenarioError {
+    ScenarioError {
+        path: path.into(),
+        message: message.into(),
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// Master seed; every random component derives its own stream from it.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Simulated time.
+    pub duration: Duration,
+    /// Metrics count only what happens in (warmup, duration].
+    #[serde(default)]
+    pub warmup: Duration,
+    pub topology: Topology,
+    /// Flow groups keyed by a label; flows are numbered in key order.
+    pub flows: BTreeMap<String, FlowGroup>,
+    #[serde(default)]
+    pub measure: Measure,
+    #[serde(default)]
+    pub trace: TraceSpec,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum TopologyKind {
+    /// sources → own access link → R1 → bottleneck → R2 → own sink link → sinks.
+    #[default]
+    Dumbbell,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Topology {
+    #[serde(default)]
+    pub kind: TopologyKind,
+    /// The shared link R1 → R2 (and its reverse, R2 → R1, for acks).
+    pub bottleneck: LinkSpec,
+    /// Default for every source → R1 link.
+    pub access: LinkSpec,
+    /// Default for every R2 → sink link.
+    pub sink_access: LinkSpec,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum QueueKind {
+    /// FIFO, drop arrivals when `buffer` packets already wait.
+    #[default]
+    DropTail,
+}
+
+/// A duplex link: both directions get the same rate, delay and buffer (as
+/// ns-2's `duplex-link`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    pub rate: Rate,
+    pub delay: Duration,
+    /// Packets that may WAIT; the one in transmission is not counted (the
+    /// ns-2 export writes `queue-limit buffer+1`).
+    pub buffer: u32,
+    #[serde(default)]
+    pub queue: QueueKind,
+}
+
+/// Per-group changes to the default access links.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkOverride {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delay: Option<Duration>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<u32>,
+}
+
+impl LinkSpec {
+    pub fn with(&self, o: &Option<LinkOverride>) -> LinkSpec {
+        let mut l = self.clone();
+        if let Some(o) = o {
+            if let Some(r) = o.rate {
+                l.rate = r;
+            }
+            if let Some(d) = o.delay {
+                l.delay = d;
+            }
+            if let Some(b) = o.buffer {
+                l.buffer = b;
+            }
+        }
+        l
+    }
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum FlowKind {
+    Tcp,
+    Udp,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Variant {
+    /// ns-2 `Agent/TCP`: slow start from cwnd 1, go-back-N, on 3 dupacks or a timeout.
+    Tahoe,
+    /// ns-2 `Agent/TCP/Reno`: fast retransmit and fast recovery (RFC 5681).
+    Reno,
+    /// ns-2 `Agent/TCP/Newreno`: partial acks keep recovery going (RFC 6582).
+    NewReno,
+    /// ns-2 `Agent/TCP/Sack1`: scoreboard and pipe (RFC 6675 in ns-2's reading).
+    Sack,
+}
+
+/// A rate over time for a UDP source: a constant (`rate = "0.5Mbps"`) or a
+/// shape table (`rate = { shape = "...", ... }`, added with the background
+/// traffic issue). The enum is the extension point for sine, sum of sines,
+/// piecewise-linear and on/off shapes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RateShape {
+    Constant(Rate),
+}
+
+impl Serialize for RateShape {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            RateShape::Constant(r) => r.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RateShape {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Rate::deserialize(d).map(RateShape::Constant)
+    }
+}
+
+impl RateShape {
+    /// Long-run mean rate in bit/s.
+    pub fn mean_bps(&self) -> f64 {
+        match self {
+            RateShape::Constant(r) => r.0,
+        }
+    }
+}
+
+/// A group of identical flows. TCP options are flat on the group (so that
+/// `--set flows.tcp.variant=newreno` works) and are filled with ns-2 defaults
+/// by [`Scenario::resolve`]; they are rejected on UDP groups.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowGroup {
+    pub kind: FlowKind,
+    #[serde(default = "one")]
+    pub count: u32,
+    /// Bytes on the wire, headers included (a TCP packet carries
+    /// `packet_size - header_size` bytes of payload).
+    #[serde(default = "default_packet_size")]
+    pub packet_size: u32,
+    #[serde(default)]
+    pub start: Duration,
+    /// Each flow starts at `start + U[0, start_jitter]`.
+    #[serde(default)]
+    pub start_jitter: Duration,
+    /// Defaults to the end of the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access: Option<LinkOverride>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sink_access: Option<LinkOverride>,
+
+    // --- UDP ---
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<RateShape>,
+
+    // --- TCP (None until resolved; rejected for UDP) ---
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<Variant>,
+    /// Additive increase, packets per RTT (ns-2 `increase_num_` 1.0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alpha: Option<f64>,
+    /// Multiplicative decrease factor (ns-2 `decrease_num_` 0.5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beta: Option<f64>,
+    /// Receiver's advertised window, packets (ns-2 `window_` is 20; tcplab's
+    /// default is large so flows are greedy, as the papers intend).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<u32>,
+    /// Upper bound on cwnd, packets; 0 = none (ns-2 `maxcwnd_` 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_cwnd: Option<u32>,
+    /// Initial window, packets (ns-2 `windowInit_` 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_cwnd: Option<u32>,
+    /// Initial ssthresh, packets; 0 = the advertised window (ns-2 `reset()`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_ssthresh: Option<u32>,
+    /// RTO before the first RTT sample (ns-2 `rtxcur_init_` 3 s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_rto: Option<Duration>,
+    /// (ns-2 `minrto_` 0.2 s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_rto: Option<Duration>,
+    /// (ns-2 `maxrto_` 60 s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_rto: Option<Duration>,
+    /// RTT clock granularity (ns-2 `tcpTick_` 0.01 s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tick: Option<Duration>,
+    /// Duplicate acks that trigger fast retransmit (ns-2 `numdupacks_` 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dupack_threshold: Option<u32>,
+    /// Send a new packet on each of the first dupacks (RFC 3042; ns-2 `singledup_` 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limited_transmit: Option<bool>,
+    /// One fast retransmit per window: no new reduction until everything sent
+    /// before the last one is acked (ns-2 `bugFix_` true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bug_fix: Option<bool>,
+    /// The first packet is a 40-byte SYN (ns-2 `syn_` true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub syn: Option<bool>,
+    /// TCP/IP header bytes (ns-2 `tcpip_base_hdr_size_` 40).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header_size: Option<u32>,
+    /// Receiver acks every other packet, or after `delack_interval` (ns-2 DelAck sink).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delayed_ack: Option<bool>,
+    /// (ns-2 `Agent/TCPSink/DelAck interval_` 100 ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delack_interval: Option<Duration>,
+}
+
+fn one() -> u32 {
+    1
+}
+fn default_packet_size() -> u32 {
+    1000
+}
+
+/// Reference against which throughput is normalized.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Measure {
+    /// "capacity" (bottleneck rate), "free" (bottleneck rate minus the mean
+    /// UDP rate), or a rate such as "0.5Mbps".
+    #[serde(default = "default_reference")]
+    pub reference: String,
+}
+
+impl Default for Measure {
+    fn default() -> Self {
+        Measure {
+            reference: default_reference(),
+        }
+    }
+}
+
+fn default_reference() -> String {
+    "capacity".into()
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum TraceKind {
+    /// cwnd and ssthresh of every TCP flow.
+    Cwnd,
+    /// Packets in flight (highest sent − highest acked) of every TCP flow.
+    Inflight,
+    /// Every data packet sent (sequence number, retransmission flag) and the cumulative ack.
+    Seq,
+    /// Occupancy of every link's buffer, by flow class.
+    Queue,
+    /// Every drop: time, link, flow.
+    Drops,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceSpec {
+    #[serde(default)]
+    pub series: Vec<TraceKind>,
+    /// 0 records every change; otherwise one sample per interval.
+    #[serde(default)]
+    pub interval: Duration,
+}
+
+/// TCP options with every default filled in (see [`FlowGroup`] for origins).
+#[derive(Debug, Clone, Copy)]
+pub struct TcpParams {
+    pub variant: Variant,
+    pub alpha: f64,
+    pub beta: f64,
+    pub window: u32,
+    pub max_cwnd: u32,
+    pub initial_cwnd: u32,
+    pub initial_ssthresh: u32,
+    pub initial_rto_ns: SimTime,
+    pub min_rto_ns: SimTime,
+    pub max_rto_ns: SimTime,
+    pub tick_ns: SimTime,
+    pub dupack_threshold: u32,
+    pub limited_transmit: bool,
+    pub bug_fix: bool,
+    pub syn: bool,
+    pub header_size: u32,
+    pub packet_size: u32,
+    pub delayed_ack: bool,
+    pub delack_interval_ns: SimTime,
+}
+
+impl FlowGroup {
+    /// The resolved TCP parameters (call after [`Scenario::resolve`]).
+    pub fn tcp_params(&self) -> TcpParams {
+        TcpParams {
+            variant: self.variant.unwrap_or(Variant::Reno),
+            alpha: self.alpha.unwrap_or(1.0),
+            beta: self.beta.unwrap_or(0.5),
+            window: self.window.unwrap_or(DEFAULT_WINDOW),
+            max_cwnd: self.max_cwnd.unwrap_or(0),
+            initial_cwnd: self.initial_cwnd.unwrap_or(2),
+            initial_ssthresh: self.initial_ssthresh.unwrap_or(0),
+            initial_rto_ns: self.initial_rto.map(|d| d.0).unwrap_or(3_000_000_000),
+            min_rto_ns: self.min_rto.map(|d| d.0).unwrap_or(200_000_000),
+            max_rto_ns: self.max_rto.map(|d| d.0).unwrap_or(60_000_000_000),
+            tick_ns: self.tick.map(|d| d.0).unwrap_or(10_000_000),
+            dupack_threshold: self.dupack_threshold.unwrap_or(3),
+            limited_transmit: self.limited_transmit.unwrap_or(true),
+            bug_fix: self.bug_fix.unwrap_or(true),
+            syn: self.syn.unwrap_or(true),
+            header_size: self.header_size.unwrap_or(40),
+            packet_size: self.packet_size,
+            delayed_ack: self.delayed_ack.unwrap_or(false),
+            delack_interval_ns: self.delack_interval.map(|d| d.0).unwrap_or(100_000_000),
+        }
+    }
+}
+
+/// Advertised window when the scenario gives none: large enough that a
+/// greedy flow is never receiver-limited (ns-2's own default, 20, would cap
+/// the papers' flows; the ns-2 export always writes the value explicitly).
+pub const DEFAULT_WINDOW: u32 = 100_000;
+
+impl Scenario {
+    /// Parse JSON (from Python) or any serde source; errors carry the key path.
+    pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let sc: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            err(path, e.into_inner().to_string())
+        })?;
+        Ok(sc)
+    }
+
+    /// Fill defaults, check values, and return the scenario as it will run.
+    pub fn resolve(mut self) -> Result<Scenario, ScenarioError> {
+        self.validate()?;
+        let end = self.duration;
+        for g in self.flows.values_mut() {
+            if g.stop.is_none() {
+                g.stop = Some(end);
+            }
+            if g.kind == FlowKind::Tcp {
+                let p = g.tcp_params();
+                g.variant = Some(p.variant);
+                g.alpha = Some(p.alpha);
+                g.beta = Some(p.beta);
+                g.window = Some(p.window);
+                g.max_cwnd = Some(p.max_cwnd);
+                g.initial_cwnd = Some(p.initial_cwnd);
+                g.initial_ssthresh = Some(p.initial_ssthresh);
+                g.initial_rto = Some(Duration(p.initial_rto_ns));
+                g.min_rto = Some(Duration(p.min_rto_ns));
+                g.max_rto = Some(Duration(p.max_rto_ns));
+                g.tick = Some(Duration(p.tick_ns));
+                g.dupack_threshold = Some(p.dupack_threshold);
+                g.limited_transmit = Some(p.limited_transmit);
+                g.bug_fix = Some(p.bug_fix);
+                g.syn = Some(p.syn);
+                g.header_size = Some(p.header_size);
+                g.delayed_ack = Some(p.delayed_ack);
+                g.delack_interval = Some(Duration(p.delack_interval_ns));
+            }
+        }
+        let mut series = std::mem::take(&mut self.trace.series);
+        series.sort();
+        series.dedup();
+        self.trace.series = series;
+        Ok(self)
+    }
+
+    fn validate(&self) -> Result<(), ScenarioError> {
+        if self.duration.0 == 0 {
+            return Err(err("duration", "must be positive"));
+        }
+        if self.warmup.0 >= self.duration.0 {
+            return Err(err("warmup", "must be shorter than duration"));
+        }
+        check_link("topology.bottleneck", &self.topology.bottleneck, true)?;
+        check_link("topology.access", &self.topology.access, false)?;
+        check_link("topology.sink_access", &self.topology.sink_access, false)?;
+        if self.flows.is_empty() {
+            return Err(err(
+                "flows",
+                "needs at least one flow group, e.g. [flows.tcp] kind = \"tcp\"",
+            ));
+        }
+        for (name, g) in &self.flows {
+            let p = format!("flows.{name}");
+            if g.count == 0 {
+                return Err(err(format!("{p}.count"), "must be at least 1"));
+            }
+            if let Some(stop) = g.stop {
+                if stop.0 <= g.start.0 {
+                    return Err(err(format!("{p}.stop"), "must be after start"));
+                }
+            }
+            for (which, o, base) in [
+                ("access", &g.access, &self.topology.access),
+                ("sink_access", &g.sink_access, &self.topology.sink_access),
+            ] {
+                check_link(&format!("{p}.{which}"), &base.with(o), false)?;
+            }
+            match g.kind {
+                FlowKind::Udp => {
+                    let Some(rate) = &g.rate else {
+                        return Err(err(
+                            format!("{p}.rate"),
+                            "a UDP flow needs a rate, e.g. rate = \"0.5Mbps\"",
+                        ));
+                    };
+                    if rate.mean_bps() <= 0.0 {
+                        return Err(err(format!("{p}.rate"), "must be positive"));
+                    }
+                    if g.packet_size == 0 {
+                        return Err(err(format!("{p}.packet_size"), "must be positive"));
+                    }
+                    let tcp_only = [
+                        ("variant", g.variant.is_some()),
+                        ("alpha", g.alpha.is_some()),
+                        ("beta", g.beta.is_some()),
+                        ("window", g.window.is_some()),
+                        ("max_cwnd", g.max_cwnd.is_some()),
+                        ("initial_cwnd", g.initial_cwnd.is_some()),
+                        ("initial_ssthresh", g.initial_ssthresh.is_some()),
+                        ("initial_rto", g.initial_rto.is_some()),
+                        ("min_rto", g.min_rto.is_some()),
+                        ("max_rto", g.max_rto.is_some()),
+                        ("tick", g.tick.is_some()),
+                        ("dupack_threshold", g.dupack_threshold.is_some()),
+                        ("limited_transmit", g.limited_transmit.is_some()),
+                        ("bug_fix", g.bug_fix.is_some()),
+                        ("syn", g.syn.is_some()),
+                        ("header_size", g.header_size.is_some()),
+                        ("delayed_ack", g.delayed_ack.is_some()),
+                        ("delack_interval", g.delack_interval.is_some()),
+                    ];
+                    if let Some((key, _)) = tcp_only.iter().find(|(_, set)| *set) {
+                        return Err(err(
+                            format!("{p}.{key}"),
+                            "is a TCP option; this group has kind = \"udp\"",
+                        ));
+                    }
+                }
+                FlowKind::Tcp => {
+                    if g.rate.is_some() {
+                        return Err(err(
+                            format!("{p}.rate"),
+                            "is a UDP option; a TCP flow sends as fast as its window allows",
+                        ));
+                    }
+                    let t = g.tcp_params();
+                    if !(t.alpha > 0.0 && t.alpha.is_finite()) {
+                        return Err(err(
+                            format!("{p}.alpha"),
+                            "must be a positive number of packets per RTT",
+                        ));
+                    }
+                    if !(t.beta > 0.0 && t.beta < 1.0) {
+                        return Err(err(format!("{p}.beta"), "must be in (0, 1)"));
+                    }
+                    if t.packet_size <= t.header_size {
+                        return Err(err(
+                            format!("{p}.packet_size"),
+                            format!("must exceed the {}-byte header", t.header_size),
+                        ));
+                    }
+                    if t.window == 0 {
+                        return Err(err(format!("{p}.window"), "must be at least 1 packet"));
+                    }
+                    if t.initial_cwnd == 0 {
+                        return Err(err(
+                            format!("{p}.initial_cwnd"),
+                            "must be at least 1 packet",
+                        ));
+                    }
+                    if t.dupack_threshold == 0 {
+                        return Err(err(format!("{p}.dupack_threshold"), "must be at least 1"));
+                    }
+                    if t.tick_ns == 0 {
+                        return Err(err(format!("{p}.tick"), "must be positive"));
+                    }
+                    if t.min_rto_ns > t.max_rto_ns {
+                        return Err(err(format!("{p}.min_rto"), "must not exceed max_rto"));
+                    }
+                }
+            }
+        }
+        match self.measure.reference.as_str() {
+            "capacity" | "free" => {}
+            other => {
+                crate::time::parse_rate(other).map_err(|_| {
+                    err("measure.reference", format!("expected \"capacity\", \"free\" or a rate such as \"0.5Mbps\", got {other:?}"))
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The reference rate (bit/s) that throughput is normalized by.
+    pub fn reference_bps(&self) -> f64 {
+        let c = self.topology.bottleneck.rate.0;
+        match self.measure.reference.as_str() {
+            "capacity" => c,
+            "free" => {
+                let udp: f64 = self
+                    .flows
+                    .values()
+                    .filter(|g| g.kind == FlowKind::Udp)
+                    .map(|g| g.rate.as_ref().map_or(0.0, |r| r.mean_bps()) * g.count as f64)
+                    .sum();
+                (c - udp).max(0.0)
+            }
+            other => crate::time::parse_rate(other).unwrap_or(c),
+        }
+    }
+
+    /// Resolved scenario as JSON (defaults filled in, units normalized).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a scenario always serializes")
+    }
+}
+
+fn check_link(path: &str, l: &LinkSpec, _is_bottleneck: bool) -> Result<(), ScenarioError> {
+    if !(l.rate.0 > 0.0) {
+        return Err(err(
+            format!("{path}.rate"),
+            "must be positive, e.g. \"10Mbps\"",
+        ));
+    }
+    Ok(())
+}
+
+/// Frequencies are parsed here so that rate shapes can use them.
+#[allow(dead_code)]
+fn _uses(_: Freq) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = r#"{
+        "duration": "10s",
+        "topology": {
+            "bottleneck": {"rate": "1Mbps", "delay": "5ms", "buffer": 40},
+            "access": {"rate": "10Mbps", "delay": "1ms", "buffer": 100},
+            "sink_access": {"rate": "10Mbps", "delay": "1ms", "buffer": 100}
+        },
+        "flows": {"tcp": {"kind": "tcp"}}
+    }"#;
+
+    #[test]
+    fn minimal_scenario_resolves_with_ns2_defaults() {
+        let s = Scenario::from_json(MINIMAL).unwrap().resolve().unwrap();
+        let g = &s.flows["tcp"];
+        assert_eq!(g.variant, Some(Variant::Reno));
+        assert_eq!(g.initial_cwnd, Some(2));
+        assert_eq!(g.min_rto, Some(Duration(200_000_000)));
+        assert_eq!(g.stop, Some(Duration(10_000_000_000)));
+    }
+
+    #[test]
+    fn unknown_key_names_its_path() {
+        let bad = MINIMAL.replace(r#""kind": "tcp""#, r#""kind": "tcp", "varaint": "reno""#);
+        let e = Scenario::from_json(&bad).unwrap_err();
+        assert_eq!(e.path, "flows.tcp.varaint");
+        assert!(e.message.contains("unknown field"), "{e}");
+    }
+
+    #[test]
+    fn wrong_unit_and_unknown_variant_are_reported() {
+        let bad = MINIMAL.replace(r#""delay": "5ms""#, r#""delay": "5 parsecs""#);
+        let e = Scenario::from_json(&bad).unwrap_err();
+        assert_eq!(e.path, "topology.bottleneck.delay");
+        let bad = MINIMAL.replace(r#""kind": "tcp""#, r#""kind": "tcp", "variant": "vegas""#);
+        let e = Scenario::from_json(&bad).unwrap_err();
+        assert_eq!(e.path, "flows.tcp.variant");
+        assert!(e.message.contains("newreno"), "{e}");
+    }
+
+    #[test]
+    fn bad_values_are_rejected_with_paths() {
+        let bad = MINIMAL.replace(r#""kind": "tcp""#, r#""kind": "tcp", "beta": 1.5"#);
+        let e = Scenario::from_json(&bad).unwrap().resolve().unwrap_err();
+        assert_eq!(e.path, "flows.tcp.beta");
+        let bad = MINIMAL.replace(r#""rate": "1Mbps""#, r#""rate": 0"#);
+        let e = Scenario::from_json(&bad).unwrap().resolve().unwrap_err();
+        assert_eq!(e.path, "topology.bottleneck.rate");
+        let bad = MINIMAL.replace(r#""rate": "1Mbps""#, r#""rate": "-1Mbps""#);
+        assert!(Scenario::from_json(&bad).is_err());
+    }
+
+    #[test]
+    fn resolved_scenario_round_trips() {
+        let s = Scenario::from_json(MINIMAL).unwrap().resolve().unwrap();
+        let again = Scenario::from_json(&s.to_json())
+            .unwrap()
+            .resolve()
+            .unwrap();
+        assert_eq!(s.to_json(), again.to_json());
+    }
+}

@@ -1,0 +1,558 @@
+//! The simulator: builds the dumbbell from a resolved scenario, runs the
+//! event loop, and reports per-flow and per-link counters over the
+//! measurement window (warmup, duration].
+
+use crate::net::link::{Admit, Link};
+use crate::net::packet::{Kind, Packet, FORWARD};
+use crate::net::queue::Queue;
+use crate::record::{Recorder, Table};
+use crate::rng::{stream, Rng};
+use crate::scenario::{FlowKind, LinkSpec, Scenario, Variant};
+use crate::sched::{Event, Scheduler};
+use crate::tcp::sender::TcpSender;
+use crate::tcp::sink::TcpSink;
+use crate::time::{secs, SimTime};
+use crate::traffic::shape::Shape;
+use crate::traffic::udp::UdpSource;
+use serde::Serialize;
+
+enum Agent {
+    Tcp {
+        snd: Box<TcpSender>,
+        sink: TcpSink,
+    },
+    Udp {
+        src: UdpSource,
+        received_packets: u64,
+        received_bytes: u64,
+    },
+}
+
+struct FlowInfo {
+    group: String,
+    kind: FlowKind,
+    variant: Option<Variant>,
+    start: SimTime,
+    stop: SimTime,
+    packet_size: u32,
+}
+
+#[derive(Clone, Copy, Default)]
+struct FlowCount {
+    delivered_packets: u64,
+    delivered_bytes: u64,
+    sent: u64,
+    retransmissions: u64,
+    timeouts: u64,
+    fast_retransmits: u64,
+    drops: u64,
+}
+
+#[derive(Clone, Copy, Default)]
+struct LinkCount {
+    arrivals: u64,
+    drops: u64,
+    sent_packets: u64,
+    busy_ns: u64,
+}
+
+pub struct LinkInfo {
+    pub name: String,
+    pub direction: &'static str,
+}
+
+/// Per-flow results over the measurement window.
+#[derive(Serialize, Debug, Clone)]
+pub struct FlowResult {
+    pub id: u32,
+    pub group: String,
+    pub kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<Variant>,
+    pub start_s: f64,
+    pub stop_s: f64,
+    pub delivered_packets: u64,
+    pub delivered_bytes: u64,
+    /// Payload bits delivered in order per second of the window.
+    pub goodput_bps: f64,
+    /// The same in bits on the wire (headers included).
+    pub throughput_bps: f64,
+    pub sent_packets: u64,
+    pub retransmissions: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub drops: u64,
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct LinkResult {
+    pub id: u32,
+    pub name: String,
+    pub direction: &'static str,
+    pub rate_bps: f64,
+    pub arrivals: u64,
+    pub drops: u64,
+    pub departures: u64,
+    pub utilization: f64,
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct RunSummary {
+    pub engine: &'static str,
+    pub engine_version: &'static str,
+    pub measured_s: f64,
+    pub reference_bps: f64,
+    pub events: u64,
+    pub flows: Vec<FlowResult>,
+    pub links: Vec<LinkResult>,
+}
+
+pub struct RunOutput {
+    pub summary: RunSummary,
+    pub traces: Vec<Table>,
+}
+
+pub struct Sim {
+    sc: Scenario,
+    end: SimTime,
+    sched: Scheduler,
+    links: Vec<Link>,
+    link_info: Vec<LinkInfo>,
+    /// Per flow: [forward route, reverse route] as link ids.
+    routes: Vec<[[u32; 3]; 2]>,
+    flows: Vec<FlowInfo>,
+    agents: Vec<Agent>,
+    out: Vec<Packet>,
+    rec: Recorder,
+    flow_drops: Vec<u64>,
+    warm_flows: Option<Vec<FlowCount>>,
+    warm_links: Option<Vec<LinkCount>>,
+}
+
+fn make_link(l: &LinkSpec) -> Link {
+    Link::new(l.rate.0, l.delay.0, Queue::new(l.queue, l.buffer))
+}
+
+impl Sim {
+    /// Build the network from a resolved scenario.
+    pub fn new(sc: Scenario) -> Sim {
+        let end = sc.duration.0;
+        let topo = &sc.topology;
+        let mut links = vec![make_link(&topo.bottleneck), make_link(&topo.bottleneck)];
+        let mut link_info = vec![
+            LinkInfo {
+                name: "bottleneck".into(),
+                direction: "forward",
+            },
+            LinkInfo {
+                name: "bottleneck".into(),
+                direction: "reverse",
+            },
+        ];
+        let mut routes = Vec::new();
+        let mut flows = Vec::new();
+        let mut agents = Vec::new();
+        let mut sched = Scheduler::new();
+        let mut id: u32 = 0;
+        for (name, g) in &sc.flows {
+            let access = topo.access.with(&g.access);
+            let sink_access = topo.sink_access.with(&g.sink_access);
+            let mut jitter_rng = Rng::stream(sc.seed, stream::FLOW_START, id as u64);
+            for _ in 0..g.count {
+                let base = links.len() as u32;
+                for (spec, nm) in [(&access, "access"), (&sink_access, "sink_access")] {
+                    links.push(make_link(spec));
+                    links.push(make_link(spec));
+                    link_info.push(LinkInfo {
+                        name: format!("{nm}[{id}]"),
+                        direction: "forward",
+                    });
+                    link_info.push(LinkInfo {
+                        name: format!("{nm}[{id}]"),
+                        direction: "reverse",
+                    });
+                }
+                // forward: access fwd → bottleneck fwd → sink_access fwd
+                // reverse: sink_access rev → bottleneck rev → access rev
+                routes.push([[base, 0, base + 2], [base + 3, 1, base + 1]]);
+                let jitter = if g.start_jitter.0 > 0 {
+                    (jitter_rng.uniform() * g.start_jitter.0 as f64) as SimTime
+                } else {
+                    0
+                };
+                let start = g.start.0 + jitter;
+                let stop = g.stop.map_or(end, |s| s.0).min(end);
+                let agent = match g.kind {
+                    FlowKind::Tcp => {
+                        let p = g.tcp_params();
+                        let mut boot =
+                            Rng::stream(sc.seed, stream::FLOW_START, 1_000_000 + id as u64);
+                        let boot_time_s = boot.uniform() * secs(p.tick_ns);
+                        Agent::Tcp {
+                            snd: Box::new(TcpSender::new(id, p, boot_time_s)),
+                            sink: TcpSink::new(
+                                id,
+                                p.variant == Variant::Sack,
+                                p.delayed_ack,
+                                p.delack_interval_ns,
+                                p.syn,
+                                p.packet_size - p.header_size,
+                            ),
+                        }
+                    }
+                    FlowKind::Udp => Agent::Udp {
+                        src: UdpSource::new(
+                            id,
+                            Shape::from_spec(g.rate.as_ref().expect("validated")),
+                            g.packet_size,
+                        ),
+                        received_packets: 0,
+                        received_bytes: 0,
+                    },
+                };
+                agents.push(agent);
+                flows.push(FlowInfo {
+                    group: name.clone(),
+                    kind: g.kind,
+                    variant: g.variant,
+                    start,
+                    stop,
+                    packet_size: g.packet_size,
+                });
+                sched.schedule(start, Event::FlowStart(id));
+                if stop < end {
+                    sched.schedule(stop, Event::FlowStop(id));
+                }
+                id += 1;
+            }
+        }
+        let rec = Recorder::new(&sc.trace);
+        if sc.warmup.0 > 0 {
+            sched.schedule(sc.warmup.0, Event::Warmup);
+        }
+        if rec.interval_ns > 0 && rec.tcp.is_some() {
+            sched.schedule(0, Event::Sample);
+        }
+        let nflows = flows.len();
+        Sim {
+            sc,
+            end,
+            sched,
+            links,
+            link_info,
+            routes,
+            flows,
+            agents,
+            out: Vec::with_capacity(64),
+            rec,
+            flow_drops: vec![0; nflows],
+            warm_flows: None,
+            warm_links: None,
+        }
+    }
+
+    /// Run to the end and report.
+    pub fn run(mut self) -> RunOutput {
+        let end = self.end;
+        while let Some((now, ev)) = self.sched.pop_until(end) {
+            match ev {
+                Event::LinkDeliver(l) => {
+                    while let Some(p) = self.links[l as usize].pop_arrived(now) {
+                        self.forward(p, now);
+                    }
+                    if let Some(at) = self.links[l as usize].next_delivery() {
+                        self.sched.schedule(at, Event::LinkDeliver(l));
+                    }
+                }
+                Event::Rto(f) => self.rto_event(f, now),
+                Event::DelAck(f) => {
+                    if let Agent::Tcp { sink, .. } = &mut self.agents[f as usize] {
+                        if let Some(a) = sink.on_delack_timer(now) {
+                            self.forward(a, now);
+                        }
+                    }
+                }
+                Event::UdpSend(f) => self.udp_send(f, now),
+                Event::FlowStart(f) => self.start_flow(f, now),
+                Event::FlowStop(f) => match &mut self.agents[f as usize] {
+                    Agent::Tcp { snd, .. } => snd.stop(),
+                    Agent::Udp { src, .. } => src.active = false,
+                },
+                Event::Warmup => {
+                    self.warm_flows = Some(self.flow_counts());
+                    self.warm_links = Some(self.link_counts(now));
+                }
+                Event::Sample => {
+                    for f in 0..self.agents.len() {
+                        self.trace_tcp(f as u32, now);
+                    }
+                    self.sched
+                        .schedule(now + self.rec.interval_ns, Event::Sample);
+                }
+            }
+        }
+        self.report()
+    }
+
+    /// Move a packet to its next link, or hand it to the agent at the end of its route.
+    #[inline]
+    fn forward(&mut self, mut p: Packet, now: SimTime) {
+        let hop = p.hop as usize;
+        if hop < 3 {
+            let l = self.routes[p.flow as usize][p.dir as usize][hop];
+            p.hop += 1;
+            let class = (p.kind == Kind::Udp) as u8;
+            match self.links[l as usize].arrive(p, now) {
+                Admit::Dropped => {
+                    self.flow_drops[p.flow as usize] += 1;
+                    self.rec.drop(now, l, p.flow, p.seq);
+                }
+                Admit::Admitted { schedule, wait } => {
+                    if let Some(at) = schedule {
+                        self.sched.schedule(at, Event::LinkDeliver(l));
+                    }
+                    if let Some(start) = wait {
+                        self.rec.queue_wait(now, start, l, class);
+                    }
+                }
+            }
+            return;
+        }
+        let f = p.flow as usize;
+        match &mut self.agents[f] {
+            Agent::Tcp { sink, snd } => {
+                if p.dir == FORWARD {
+                    let had_delack = sink.delack_deadline.is_some();
+                    let ack = sink.on_data(&p, now);
+                    if !had_delack {
+                        if let Some(d) = sink.delack_deadline {
+                            self.sched.schedule(d, Event::DelAck(p.flow));
+                        }
+                    }
+                    if let Some(a) = ack {
+                        self.forward(a, now);
+                    }
+                } else {
+                    let mut out = std::mem::take(&mut self.out);
+                    snd.on_ack(&p, now, &mut out);
+                    self.after_sender(p.flow, now, &mut out);
+                    self.out = out;
+                }
+            }
+            Agent::Udp {
+                received_packets,
+                received_bytes,
+                ..
+            } => {
+                *received_packets += 1;
+                *received_bytes += p.size_bytes as u64;
+            }
+        }
+    }
+
+    /// Send what the sender produced, keep its timer in the event queue, trace.
+    fn after_sender(&mut self, f: u32, now: SimTime, out: &mut Vec<Packet>) {
+        for p in out.drain(..) {
+            self.rec.send(now, f, p.seq, p.rtx);
+            self.forward(p, now);
+        }
+        if let Agent::Tcp { snd, .. } = &mut self.agents[f as usize] {
+            if let Some(d) = snd.rto_deadline {
+                if d < snd.rto_entry {
+                    snd.rto_entry = d;
+                    self.sched.schedule(d, Event::Rto(f));
+                }
+            }
+        }
+        if self.rec.tcp_every_change {
+            self.trace_tcp(f, now);
+        }
+    }
+
+    fn rto_event(&mut self, f: u32, now: SimTime) {
+        let mut out = std::mem::take(&mut self.out);
+        if let Agent::Tcp { snd, .. } = &mut self.agents[f as usize] {
+            if now != snd.rto_entry {
+                self.out = out;
+                return; // stale entry
+            }
+            snd.rto_entry = SimTime::MAX;
+            match snd.rto_deadline {
+                Some(d) if d <= now => snd.on_timeout(now, &mut out),
+                Some(d) => {
+                    snd.rto_entry = d;
+                    self.sched.schedule(d, Event::Rto(f));
+                }
+                None => {}
+            }
+        }
+        self.after_sender(f, now, &mut out);
+        self.out = out;
+    }
+
+    fn start_flow(&mut self, f: u32, now: SimTime) {
+        match &mut self.agents[f as usize] {
+            Agent::Tcp { snd, .. } => {
+                let mut out = std::mem::take(&mut self.out);
+                snd.start(now, &mut out);
+                self.after_sender(f, now, &mut out);
+                self.out = out;
+            }
+            Agent::Udp { src, .. } => {
+                src.active = true;
+                self.udp_send(f, now);
+            }
+        }
+    }
+
+    fn udp_send(&mut self, f: u32, now: SimTime) {
+        let stop = self.flows[f as usize].stop;
+        let Agent::Udp { src, .. } = &mut self.agents[f as usize] else {
+            return;
+        };
+        if !src.active {
+            return;
+        }
+        let (p, next) = src.emit(now);
+        if let Some(t) = next {
+            if t < stop {
+                self.sched.schedule(t, Event::UdpSend(f));
+            }
+        }
+        self.forward(p, now);
+    }
+
+    fn trace_tcp(&mut self, f: u32, now: SimTime) {
+        if let Agent::Tcp { snd, .. } = &self.agents[f as usize] {
+            self.rec.tcp_state(
+                now,
+                f,
+                snd.w.cwnd,
+                snd.w.ssthresh,
+                snd.in_flight(),
+                snd.highest_ack,
+            );
+        }
+    }
+
+    fn flow_counts(&self) -> Vec<FlowCount> {
+        self.agents
+            .iter()
+            .zip(&self.flow_drops)
+            .map(|(a, &drops)| match a {
+                Agent::Tcp { snd, sink } => FlowCount {
+                    delivered_packets: sink.delivered_packets,
+                    delivered_bytes: sink.delivered_bytes,
+                    sent: snd.counters.sent,
+                    retransmissions: snd.counters.retransmissions,
+                    timeouts: snd.counters.timeouts,
+                    fast_retransmits: snd.counters.fast_retransmits,
+                    drops,
+                },
+                Agent::Udp {
+                    src,
+                    received_packets,
+                    received_bytes,
+                } => FlowCount {
+                    delivered_packets: *received_packets,
+                    delivered_bytes: *received_bytes,
+                    sent: src.sent,
+                    drops,
+                    ..Default::default()
+                },
+            })
+            .collect()
+    }
+
+    fn link_counts(&mut self, now: SimTime) -> Vec<LinkCount> {
+        self.links
+            .iter_mut()
+            .map(|l| LinkCount {
+                arrivals: l.counters.arrivals,
+                drops: l.counters.drops,
+                sent_packets: l.sent_packets_until(now),
+                busy_ns: l.busy_ns_until(now),
+            })
+            .collect()
+    }
+
+    fn report(mut self) -> RunOutput {
+        let end = self.end;
+        let warm = self.sc.warmup.0;
+        let measured_s = secs(end - warm);
+        let now_f = self.flow_counts();
+        let now_l = self.link_counts(end);
+        let zero_f = vec![FlowCount::default(); now_f.len()];
+        let zero_l = vec![LinkCount::default(); now_l.len()];
+        let wf = self.warm_flows.take().unwrap_or(zero_f);
+        let wl = self.warm_links.take().unwrap_or(zero_l);
+        let flows = self
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, info)| {
+                let (a, b) = (now_f[i], wf[i]);
+                let pk = a.delivered_packets - b.delivered_packets;
+                let by = a.delivered_bytes - b.delivered_bytes;
+                FlowResult {
+                    id: i as u32,
+                    group: info.group.clone(),
+                    kind: match info.kind {
+                        FlowKind::Tcp => "tcp",
+                        FlowKind::Udp => "udp",
+                    },
+                    variant: info.variant,
+                    start_s: secs(info.start),
+                    stop_s: secs(info.stop),
+                    delivered_packets: pk,
+                    delivered_bytes: by,
+                    goodput_bps: by as f64 * 8.0 / measured_s,
+                    throughput_bps: (pk * info.packet_size as u64) as f64 * 8.0 / measured_s,
+                    sent_packets: a.sent - b.sent,
+                    retransmissions: a.retransmissions - b.retransmissions,
+                    timeouts: a.timeouts - b.timeouts,
+                    fast_retransmits: a.fast_retransmits - b.fast_retransmits,
+                    drops: a.drops - b.drops,
+                }
+            })
+            .collect();
+        let links = self
+            .links
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let (a, b) = (now_l[i], wl[i]);
+                LinkResult {
+                    id: i as u32,
+                    name: self.link_info[i].name.clone(),
+                    direction: self.link_info[i].direction,
+                    rate_bps: l.rate_bps,
+                    arrivals: a.arrivals - b.arrivals,
+                    drops: a.drops - b.drops,
+                    departures: a.sent_packets - b.sent_packets,
+                    utilization: (a.busy_ns - b.busy_ns) as f64 / (end - warm) as f64,
+                }
+            })
+            .collect();
+        let summary = RunSummary {
+            engine: "packet",
+            engine_version: crate::VERSION,
+            measured_s,
+            reference_bps: self.sc.reference_bps(),
+            events: self.sched.popped,
+            flows,
+            links,
+        };
+        RunOutput {
+            summary,
+            traces: self.rec.finish(end),
+        }
+    }
+}
+
+/// Parse, resolve and run a scenario given as JSON.
+pub fn run_json(text: &str) -> Result<(Scenario, RunOutput), crate::scenario::ScenarioError> {
+    let sc = Scenario::from_json(text)?.resolve()?;
+    let out = Sim::new(sc.clone()).run();
+    Ok((sc, out))
+}

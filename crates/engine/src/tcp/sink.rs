@@ -1,0 +1,215 @@
+//! The TCP receiver (ns-2 `Agent/TCPSink`, `.../Sack1`, `.../DelAck`): holds
+//! out-of-order packets, delivers in order, and acks every packet with the
+//! next packet it expects — or, with delayed acks, every second in-order
+//! packet or after `delack_interval`, whichever is first, and at once for
+//! out-of-order data (RFC 5681 §4.2). SACK blocks (RFC 2018 §4): the first
+//! block holds the packet just received, then the most recently reported
+//! other blocks, at most three.
+
+use crate::net::packet::{Kind, Packet, SackBlock, MAX_SACK_BLOCKS};
+use crate::time::SimTime;
+
+pub struct TcpSink {
+    pub flow: u32,
+    /// Next packet expected in order (= cumulative ack + 1).
+    pub next_expected: u32,
+    /// Received ranges above `next_expected`, sorted, disjoint, [start, end).
+    ooo: Vec<SackBlock>,
+    /// SACK blocks in order of recency.
+    recent: Vec<SackBlock>,
+    pub sack: bool,
+    pub delayed_ack: bool,
+    pub delack_interval_ns: SimTime,
+    /// A delayed ack is owed; the timer is due then.
+    pub delack_deadline: Option<SimTime>,
+    /// Echo of the last data packet's send time.
+    last_ts: u64,
+    /// Packet 0 is a header-only SYN that carries no data.
+    syn: bool,
+    payload_bytes: u32,
+    pub delivered_packets: u64,
+    pub delivered_bytes: u64,
+}
+
+impl TcpSink {
+    pub fn new(
+        flow: u32,
+        sack: bool,
+        delayed_ack: bool,
+        delack_interval_ns: SimTime,
+        syn: bool,
+        payload_bytes: u32,
+    ) -> Self {
+        TcpSink {
+            flow,
+            next_expected: 0,
+            ooo: Vec::new(),
+            recent: Vec::new(),
+            sack,
+            delayed_ack,
+            delack_interval_ns,
+            delack_deadline: None,
+            last_ts: 0,
+            syn,
+            payload_bytes,
+            delivered_packets: 0,
+            delivered_bytes: 0,
+        }
+    }
+
+    /// A data packet arrives; returns the ack to send now, if any.
+    pub fn on_data(&mut self, pkt: &Packet, now: SimTime) -> Option<Packet> {
+        let seq = pkt.seq;
+        self.last_ts = pkt.sent_ns;
+        let in_order = seq == self.next_expected;
+        let had_holes = !self.ooo.is_empty();
+        if in_order {
+            let mut end = seq + 1;
+            if let Some(first) = self.ooo.first() {
+                if first.start == end {
+                    end = first.end;
+                    self.ooo.remove(0);
+                }
+            }
+            self.deliver(end);
+            self.recent.retain(|b| b.end > end);
+        } else if seq > self.next_expected {
+            let block = self.insert(seq);
+            if self.sack {
+                self.recent
+                    .retain(|b| b.end < block.start || b.start > block.end);
+                self.recent.insert(0, block);
+            }
+        }
+        if self.delayed_ack && in_order && !had_holes {
+            if self.delack_deadline.is_some() {
+                self.delack_deadline = None;
+                return Some(self.ack(now));
+            }
+            self.delack_deadline = Some(now + self.delack_interval_ns);
+            return None;
+        }
+        self.delack_deadline = None;
+        Some(self.ack(now))
+    }
+
+    /// The delayed-ack timer fired at `now`.
+    pub fn on_delack_timer(&mut self, now: SimTime) -> Option<Packet> {
+        match self.delack_deadline {
+            Some(d) if d <= now => {
+                self.delack_deadline = None;
+                Some(self.ack(now))
+            }
+            _ => None,
+        }
+    }
+
+    fn deliver(&mut self, new_next: u32) {
+        let mut n = (new_next - self.next_expected) as u64;
+        if self.syn && self.next_expected == 0 {
+            n -= 1; // the SYN carries no data
+        }
+        self.delivered_packets += n;
+        self.delivered_bytes += n * self.payload_bytes as u64;
+        self.next_expected = new_next;
+    }
+
+    /// Add `seq` to the out-of-order ranges; returns the range now holding it.
+    fn insert(&mut self, seq: u32) -> SackBlock {
+        let i = self.ooo.partition_point(|b| b.end < seq);
+        if i < self.ooo.len() && self.ooo[i].start <= seq && seq < self.ooo[i].end {
+            return self.ooo[i]; // duplicate
+        }
+        if i < self.ooo.len() && self.ooo[i].end == seq {
+            self.ooo[i].end += 1;
+            if i + 1 < self.ooo.len() && self.ooo[i + 1].start == seq + 1 {
+                self.ooo[i].end = self.ooo[i + 1].end;
+                self.ooo.remove(i + 1);
+            }
+            return self.ooo[i];
+        }
+        if i < self.ooo.len() && self.ooo[i].start == seq + 1 {
+            self.ooo[i].start = seq;
+            return self.ooo[i];
+        }
+        let b = SackBlock {
+            start: seq,
+            end: seq + 1,
+        };
+        self.ooo.insert(i, b);
+        b
+    }
+
+    fn ack(&self, now: SimTime) -> Packet {
+        let mut a = Packet::new(Kind::Ack, self.flow, self.next_expected, 40, now);
+        a.sent_ns = self.last_ts;
+        if self.sack {
+            let n = self.recent.len().min(MAX_SACK_BLOCKS);
+            a.sack[..n].copy_from_slice(&self.recent[..n]);
+            a.nsack = n as u8;
+        }
+        a
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(seq: u32) -> Packet {
+        Packet::new(Kind::Data, 0, seq, 1000, 0)
+    }
+
+    #[test]
+    fn acks_every_packet_with_the_next_expected() {
+        let mut s = TcpSink::new(0, false, false, 0, true, 960);
+        assert_eq!(s.on_data(&data(0), 0).unwrap().seq, 1);
+        assert_eq!(s.on_data(&data(1), 0).unwrap().seq, 2);
+        // packet 2 lost: 3 and 4 produce duplicate acks for 2
+        assert_eq!(s.on_data(&data(3), 0).unwrap().seq, 2);
+        assert_eq!(s.on_data(&data(4), 0).unwrap().seq, 2);
+        // the retransmission fills the hole: everything up to 4 is delivered
+        assert_eq!(s.on_data(&data(2), 0).unwrap().seq, 5);
+        assert_eq!(s.delivered_packets, 4, "SYN not counted");
+        assert_eq!(s.delivered_bytes, 4 * 960);
+    }
+
+    #[test]
+    fn sack_blocks_most_recent_first() {
+        let mut s = TcpSink::new(0, true, false, 0, false, 960);
+        s.on_data(&data(0), 0);
+        s.on_data(&data(2), 0);
+        s.on_data(&data(3), 0);
+        let a = s.on_data(&data(6), 0).unwrap();
+        assert_eq!(a.seq, 1);
+        assert_eq!(
+            a.sack_blocks(),
+            &[
+                SackBlock { start: 6, end: 7 },
+                SackBlock { start: 2, end: 4 }
+            ]
+        );
+        let a = s.on_data(&data(4), 0).unwrap();
+        assert_eq!(
+            a.sack_blocks(),
+            &[
+                SackBlock { start: 2, end: 5 },
+                SackBlock { start: 6, end: 7 }
+            ]
+        );
+        let a = s.on_data(&data(1), 0).unwrap();
+        assert_eq!(a.seq, 5);
+        assert_eq!(a.sack_blocks(), &[SackBlock { start: 6, end: 7 }]);
+    }
+
+    #[test]
+    fn delayed_ack_every_second_packet_or_timer() {
+        let mut s = TcpSink::new(0, false, true, 100, false, 960);
+        assert!(s.on_data(&data(0), 0).is_none());
+        assert_eq!(s.on_data(&data(1), 10).unwrap().seq, 2);
+        assert!(s.on_data(&data(2), 20).is_none());
+        assert_eq!(s.on_delack_timer(120).unwrap().seq, 3);
+        // out of order: immediate
+        assert_eq!(s.on_data(&data(5), 130).unwrap().seq, 3);
+    }
+}

@@ -1,0 +1,169 @@
+//! The window policy of TCP(α, β): slow start below ssthresh, then +α packets
+//! per RTT (α/cwnd per new ack), and ×β on a loss indication. Plain TCP is
+//! α = 1, β = ½ (RFC 5681 §3.1). Follows ns-2's `opencwnd()` and
+//! `slowdown()`, including its rules that the connection's first reduction,
+//! a reduction in slow start, and the one after a timeout halve the window
+//! whatever β is.
+
+/// What a window reduction does (ns-2's `slowdown()` flags).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reduction {
+    /// Fast retransmit of Tahoe: ssthresh ← β·W (½ the first time), cwnd ← 1.
+    ToOne,
+    /// Fast recovery of Reno/NewReno/SACK: ssthresh ← cwnd ← β·W.
+    Multiplicative,
+    /// Retransmission timeout: ssthresh ← W/2, cwnd ← 1 (ns-2 `CLOSE_CWND_RESTART`).
+    Timeout,
+    /// Timeout with nothing outstanding: cwnd ← 1, ssthresh kept.
+    Restart,
+}
+
+#[derive(Clone, Debug)]
+pub struct Window {
+    /// Congestion window, packets.
+    pub cwnd: f64,
+    /// Slow-start threshold, packets (an integer in ns-2).
+    pub ssthresh: i64,
+    pub alpha: f64,
+    pub beta: f64,
+    /// Upper bound on cwnd, 0 = none.
+    pub max_cwnd: u32,
+    /// Receiver's advertised window, packets.
+    pub wnd: f64,
+    /// Initial window (ns-2 `wnd_init_`; dropped to 1 if the first packet is lost).
+    pub wnd_init: f64,
+    first_decrease: bool,
+}
+
+impl Window {
+    pub fn new(
+        alpha: f64,
+        beta: f64,
+        initial_cwnd: u32,
+        initial_ssthresh: u32,
+        wnd: u32,
+        max_cwnd: u32,
+    ) -> Self {
+        Window {
+            cwnd: initial_cwnd as f64,
+            ssthresh: if initial_ssthresh == 0 {
+                wnd as i64
+            } else {
+                initial_ssthresh as i64
+            },
+            alpha,
+            beta,
+            max_cwnd,
+            wnd: wnd as f64,
+            wnd_init: initial_cwnd as f64,
+            first_decrease: true,
+        }
+    }
+
+    #[inline]
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh as f64
+    }
+
+    /// A new ack arrived: grow the window (ns-2 `opencwnd()`, `wnd_option_` 1).
+    #[inline]
+    pub fn open(&mut self) {
+        if self.in_slow_start() {
+            self.cwnd += 1.0;
+        } else {
+            self.cwnd += self.alpha / self.cwnd;
+        }
+        if self.max_cwnd > 0 && self.cwnd as u32 > self.max_cwnd {
+            self.cwnd = self.max_cwnd as f64;
+        }
+    }
+
+    /// Reduce the window. `w` is the window in use (min(cwnd, wnd), inflated
+    /// by Reno's dupwnd); `after_timeout` is ns-2's
+    /// `last_cwnd_action_ == CWND_ACTION_TIMEOUT`.
+    pub fn reduce(&mut self, how: Reduction, w: f64, after_timeout: bool) {
+        let slow_start = self.in_slow_start();
+        let halfwin = w / 2.0; // ns-2 precisionReduce_ true
+        let decreasewin = self.beta * w;
+        let halve = self.first_decrease || slow_start;
+        match how {
+            Reduction::ToOne | Reduction::Multiplicative | Reduction::Timeout => {
+                self.ssthresh = if halve || after_timeout {
+                    halfwin as i64
+                } else {
+                    decreasewin as i64
+                };
+            }
+            Reduction::Restart => {}
+        }
+        match how {
+            Reduction::Multiplicative => {
+                self.cwnd = if halve || self.beta == 0.5 {
+                    halfwin
+                } else {
+                    decreasewin
+                };
+            }
+            Reduction::ToOne | Reduction::Timeout | Reduction::Restart => self.cwnd = 1.0,
+        }
+        if self.ssthresh < 2 {
+            self.ssthresh = 2;
+        }
+        if self.cwnd < 1.0 {
+            self.cwnd = 1.0;
+        }
+        self.first_decrease = false;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slow_start_doubles_per_rtt_then_grows_by_alpha() {
+        let mut w = Window::new(1.0, 0.5, 2, 8, 1000, 0);
+        // One RTT of acks for a window of 2 → 4, then 4 → 8.
+        for _ in 0..6 {
+            w.open();
+        }
+        assert_eq!(w.cwnd, 8.0);
+        // Congestion avoidance: a window's worth of acks adds about α.
+        for _ in 0..8 {
+            w.open();
+        }
+        assert!((w.cwnd - 8.96).abs() < 0.05, "{}", w.cwnd);
+    }
+
+    #[test]
+    fn first_reduction_halves_even_for_other_beta() {
+        let mut w = Window::new(0.31, 0.875, 2, 2, 1000, 0);
+        w.cwnd = 40.0;
+        w.reduce(Reduction::Multiplicative, 40.0, false);
+        assert_eq!((w.cwnd, w.ssthresh), (20.0, 20));
+        // Later reductions use β.
+        w.cwnd = 40.0;
+        w.reduce(Reduction::Multiplicative, 40.0, false);
+        assert_eq!((w.cwnd, w.ssthresh), (35.0, 35));
+    }
+
+    #[test]
+    fn timeout_halves_ssthresh_and_restarts() {
+        let mut w = Window::new(1.0, 0.5, 2, 2, 1000, 0);
+        w.cwnd = 30.0;
+        w.reduce(Reduction::Timeout, 30.0, true);
+        assert_eq!((w.cwnd, w.ssthresh), (1.0, 15));
+        w.cwnd = 3.0;
+        w.reduce(Reduction::Timeout, 3.0, true);
+        assert_eq!(w.ssthresh, 2, "ssthresh never goes below 2");
+    }
+
+    #[test]
+    fn max_cwnd_caps_growth() {
+        let mut w = Window::new(1.0, 0.5, 2, 1000, 1000, 5);
+        for _ in 0..10 {
+            w.open();
+        }
+        assert_eq!(w.cwnd, 5.0);
+    }
+}

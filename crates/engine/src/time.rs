@@ -1,0 +1,256 @@
+//! Time, rates and frequencies, and the unit strings scenarios use for them.
+//!
+//! Simulated time is an integer number of nanoseconds (`u64`): exact, ordered,
+//! and the same on every machine. Scenario files write quantities as strings
+//! with units (`"5ms"`, `"1.5Mbps"`, `"0.4Hz"`); a plain number is SI (seconds,
+//! bits per second, hertz).
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
+use std::fmt;
+
+/// Simulated time in nanoseconds since the start of the run.
+pub type SimTime = u64;
+
+pub const NS_PER_S: u64 = 1_000_000_000;
+
+/// Seconds (f64) from nanoseconds.
+#[inline]
+pub fn secs(t_ns: SimTime) -> f64 {
+    t_ns as f64 / 1e9
+}
+
+/// Nanoseconds from seconds, rounded to the nearest nanosecond.
+#[inline]
+pub fn from_secs(s: f64) -> SimTime {
+    (s * 1e9).round().max(0.0) as SimTime
+}
+
+/// Split "1.5Mbps" into (1.5, "Mbps"). Accepts exponents ("1e6bps").
+fn split_number(s: &str) -> Option<(f64, &str)> {
+    let s = s.trim();
+    let end = s
+        .char_indices()
+        .find(|&(i, c)| {
+            !(c.is_ascii_digit()
+                || c == '.'
+                || c == '-'
+                || c == '+'
+                || ((c == 'e' || c == 'E')
+                    && s[i + 1..]
+                        .starts_with(|d: char| d.is_ascii_digit() || d == '-' || d == '+')))
+        })
+        .map(|(i, _)| i)
+        .unwrap_or(s.len());
+    let value: f64 = s[..end].parse().ok()?;
+    Some((value, s[end..].trim()))
+}
+
+/// Parse a duration: "5ms", "1.5s", "100us", "250ns", "2min", "1h", or plain seconds.
+pub fn parse_duration(s: &str) -> Result<SimTime, String> {
+    let (v, unit) = split_number(s).ok_or_else(|| duration_expected(s))?;
+    let scale = match unit {
+        "" | "s" | "sec" => 1e9,
+        "ms" => 1e6,
+        "us" | "µs" => 1e3,
+        "ns" => 1.0,
+        "min" => 60e9,
+        "h" => 3600e9,
+        _ => return Err(duration_expected(s)),
+    };
+    if !v.is_finite() || v < 0.0 {
+        return Err(format!("expected a non-negative duration, got {s:?}"));
+    }
+    Ok((v * scale).round() as SimTime)
+}
+
+fn duration_expected(s: &str) -> String {
+    format!("expected a duration such as \"5ms\", \"1.5s\" or a number of seconds, got {s:?}")
+}
+
+/// Parse a rate in bits per second: "1.5Mbps", "10Mb/s", "500kbps", "1Gbps", or plain bit/s.
+pub fn parse_rate(s: &str) -> Result<f64, String> {
+    let expected = || {
+        format!("expected a rate such as \"1.5Mbps\", \"500kbps\" or a number of bit/s, got {s:?}")
+    };
+    let (v, unit) = split_number(s).ok_or_else(expected)?;
+    let scale = match unit {
+        "" | "bps" | "b/s" => 1.0,
+        "kbps" | "Kbps" | "kb/s" | "Kb/s" => 1e3,
+        "Mbps" | "mbps" | "Mb/s" => 1e6,
+        "Gbps" | "gbps" | "Gb/s" => 1e9,
+        _ => return Err(expected()),
+    };
+    if !v.is_finite() || v < 0.0 {
+        return Err(format!("expected a non-negative rate, got {s:?}"));
+    }
+    Ok(v * scale)
+}
+
+/// Parse a frequency in hertz: "0.4Hz", "2kHz", or plain hertz.
+pub fn parse_freq(s: &str) -> Result<f64, String> {
+    let expected =
+        || format!("expected a frequency such as \"0.4Hz\" or a number of hertz, got {s:?}");
+    let (v, unit) = split_number(s).ok_or_else(expected)?;
+    let scale = match unit {
+        "" | "Hz" | "hz" => 1.0,
+        "kHz" | "khz" => 1e3,
+        "mHz" => 1e-3,
+        _ => return Err(expected()),
+    };
+    if !v.is_finite() || v < 0.0 {
+        return Err(format!("expected a non-negative frequency, got {s:?}"));
+    }
+    Ok(v * scale)
+}
+
+/// Format nanoseconds with the largest unit that keeps it exact ("5ms", "0.2s" → "200ms").
+pub fn format_duration(ns: SimTime) -> String {
+    if ns == 0 {
+        "0s".into()
+    } else if ns % NS_PER_S == 0 {
+        format!("{}s", ns / NS_PER_S)
+    } else if ns % 1_000_000 == 0 {
+        format!("{}ms", ns / 1_000_000)
+    } else if ns % 1_000 == 0 {
+        format!("{}us", ns / 1_000)
+    } else {
+        format!("{ns}ns")
+    }
+}
+
+/// Format a rate in bit/s with a readable exact unit where possible.
+pub fn format_rate(bps: f64) -> String {
+    for (scale, unit) in [(1e9, "Gbps"), (1e6, "Mbps"), (1e3, "kbps")] {
+        let v = bps / scale;
+        if v >= 1.0 && (v * 1e6).round() == v * 1e6 {
+            return format!("{}{unit}", trim_float(v));
+        }
+    }
+    format!("{}bps", trim_float(bps))
+}
+
+fn trim_float(v: f64) -> String {
+    let s = format!("{v:.9}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    s.to_string()
+}
+
+macro_rules! unit_newtype {
+    ($name:ident, $inner:ty, $parse:path, $format:path, $what:literal, $from_f64:expr) => {
+        #[derive(Clone, Copy, Debug, PartialEq, PartialOrd, Default)]
+        pub struct $name(pub $inner);
+
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(&$format(self.0))
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> Visitor<'de> for V {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                        f.write_str($what)
+                    }
+                    fn visit_str<E: de::Error>(self, v: &str) -> Result<$name, E> {
+                        $parse(v).map($name).map_err(E::custom)
+                    }
+                    fn visit_f64<E: de::Error>(self, v: f64) -> Result<$name, E> {
+                        if !v.is_finite() || v < 0.0 {
+                            return Err(E::custom(format!(
+                                "expected a non-negative {}, got {v}",
+                                $what
+                            )));
+                        }
+                        Ok($name($from_f64(v)))
+                    }
+                    fn visit_u64<E: de::Error>(self, v: u64) -> Result<$name, E> {
+                        self.visit_f64(v as f64)
+                    }
+                    fn visit_i64<E: de::Error>(self, v: i64) -> Result<$name, E> {
+                        self.visit_f64(v as f64)
+                    }
+                }
+                d.deserialize_any(V)
+            }
+        }
+    };
+}
+
+unit_newtype!(
+    Duration,
+    SimTime,
+    parse_duration,
+    format_duration,
+    "a duration such as \"5ms\" or a number of seconds",
+    from_secs
+);
+unit_newtype!(
+    Rate,
+    f64,
+    parse_rate,
+    format_rate,
+    "a rate such as \"1.5Mbps\" or a number of bit/s",
+    |v: f64| v
+);
+unit_newtype!(
+    Freq,
+    f64,
+    parse_freq,
+    format_freq,
+    "a frequency such as \"0.4Hz\" or a number of hertz",
+    |v: f64| v
+);
+
+pub fn format_freq(hz: f64) -> String {
+    format!("{}Hz", trim_float(hz))
+}
+
+/// Transmission time of `bytes` at `rate_bps`, rounded to the nearest nanosecond.
+#[inline]
+pub fn tx_time_ns(bytes: u32, rate_bps: f64) -> SimTime {
+    ((bytes as f64 * 8.0e9) / rate_bps).round() as SimTime
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_parse_with_units() {
+        assert_eq!(parse_duration("5ms").unwrap(), 5_000_000);
+        assert_eq!(parse_duration("1.5s").unwrap(), 1_500_000_000);
+        assert_eq!(parse_duration("100us").unwrap(), 100_000);
+        assert_eq!(parse_duration("0.01").unwrap(), 10_000_000);
+        assert_eq!(parse_duration("2min").unwrap(), 120 * NS_PER_S);
+        assert!(parse_duration("5 parsecs").is_err());
+        assert!(parse_duration("-1s").is_err());
+    }
+
+    #[test]
+    fn rates_parse_with_units() {
+        assert_eq!(parse_rate("1.5Mbps").unwrap(), 1.5e6);
+        assert_eq!(parse_rate("10Mb/s").unwrap(), 1e7);
+        assert_eq!(parse_rate("500kbps").unwrap(), 5e5);
+        assert_eq!(parse_rate("1e6").unwrap(), 1e6);
+        assert!(parse_rate("fast").is_err());
+    }
+
+    #[test]
+    fn formats_round_trip() {
+        for s in ["5ms", "1s", "250us", "7ns", "0s"] {
+            assert_eq!(format_duration(parse_duration(s).unwrap()), s);
+        }
+        for s in ["1.5Mbps", "10Mbps", "500kbps", "1Gbps", "300bps"] {
+            assert_eq!(format_rate(parse_rate(s).unwrap()), s);
+        }
+    }
+
+    #[test]
+    fn a_1000_byte_packet_takes_8ms_at_1mbps() {
+        assert_eq!(tx_time_ns(1000, 1e6), 8_000_000);
+    }
+}

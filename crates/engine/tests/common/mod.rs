@@ -1,0 +1,43 @@
+//! Helpers for the network-fact tests: build scenarios as JSON and run them.
+
+#![allow(dead_code)]
+
+use tcplab_engine::sim::{run_json, RunOutput};
+
+/// A dumbbell with the given bottleneck and fast, short access links.
+pub fn dumbbell(
+    rate: &str,
+    delay: &str,
+    buffer: u32,
+    access_delay: &str,
+    flows: &str,
+    duration: &str,
+    warmup: &str,
+) -> String {
+    format!(
+        r#"{{
+        "duration": "{duration}", "warmup": "{warmup}", "seed": 1,
+        "topology": {{
+            "bottleneck": {{"rate": "{rate}", "delay": "{delay}", "buffer": {buffer}}},
+            "access": {{"rate": "1Gbps", "delay": "{access_delay}", "buffer": 10000}},
+            "sink_access": {{"rate": "1Gbps", "delay": "{access_delay}", "buffer": 10000}}
+        }},
+        "flows": {{ {flows} }}
+    }}"#
+    )
+}
+
+pub fn run(json: &str) -> RunOutput {
+    run_json(json).expect("valid scenario").1
+}
+
+/// Jain's fairness index of a set of throughputs.
+pub fn jain(x: &[f64]) -> f64 {
+    let s: f64 = x.iter().sum();
+    let s2: f64 = x.iter().map(|v| v * v).sum();
+    s * s / (x.len() as f64 * s2)
+}
+
+pub fn bottleneck_utilization(out: &RunOutput) -> f64 {
+    out.summary.links[0].utilization
+}
