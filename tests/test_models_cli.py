@@ -125,10 +125,21 @@ def test_scenario_applies_paper_d_and_says_why_others_do_not(tmp_path, capsys):
     # mu = 1.5e6 / (8 * 512) = 366.2 pkt/s, tau = 2 (5 + 270 + 5) ms = 0.56 s
     assert rows["slowstart-cycle"]["applies"] and rows["slowstart-cycle"]["value"] == 3
     assert rows["slowstart-cycle"]["inputs"]["tau"] == pytest.approx(0.56)
-    assert rows["aimd-one"]["applies"] and rows["aimd-one"]["value"] == pytest.approx(0.75)
+    # Tahoe is not AIMD: paper C's model is ruled out with a reason
+    assert not rows["aimd-one"]["applies"] and "Tahoe" in rows["aimd-one"]["reason"]
     assert not rows["gaimd"]["applies"] and "loss event rate" in rows["gaimd"]["reason"]
     code, out, _ = run(capsys, "scenario", str(path))
     assert code == 0 and "do not apply" in out
+
+
+def test_scenario_with_reno_flows_applies_paper_c(tmp_path, capsys):
+    path = tmp_path / "c.toml"
+    path.write_text(SCENARIO_D.replace('variant = "tahoe"', 'variant = "reno"\ncount = 3'))
+    _, out, _ = run(capsys, "scenario", str(path), "--json")
+    rows = {r["model"]: r for r in json.loads(out)["predictions"]}
+    assert rows["aimd-one"]["applies"] and rows["aimd-one"]["value"] == pytest.approx(0.9)
+    assert rows["aimd-all"]["value"] == pytest.approx(0.75)
+    assert not rows["slowstart-cycle"]["applies"] and "3 TCP flows" in rows["slowstart-cycle"]["reason"]
 
 
 def test_scenario_with_udp_and_reno_rules_out_paper_c_and_d(tmp_path, capsys):

@@ -308,6 +308,7 @@ def _run_scenario(path: str, as_json: bool) -> int:
         raise UserError(f"{path}: {exc}") from None
     rows = [
         {"model": p.model, "group": p.group, "applies": p.applies, "reason": p.reason,
+         "quantity": get_model(p.model).quantity,
          "inputs": _plain(p.inputs), "value": _plain(p.value) if p.applies else None}
         for p in predictions
     ]
@@ -318,13 +319,12 @@ def _run_scenario(path: str, as_json: bool) -> int:
 
     console = _console()
     applied = Table(title=f"models that apply to {path}")
-    for col in ("model", "group", "value", "quantity", "inputs and caveats"):
-        applied.add_column(col)
+    for col in ("model", "group", "value", "inputs; why, caveats"):
+        applied.add_column(col, no_wrap=col == "model")
     for r in rows:
         if r["applies"]:
             inputs = ", ".join(f"{k} = {_fmt(v)}" for k, v in r["inputs"].items())
-            applied.add_row(r["model"], r["group"] or "all", _fmt(r["value"]),
-                            get_model(r["model"]).quantity, f"{inputs}; {r['reason']}")
+            applied.add_row(r["model"], r["group"] or "all", _fmt(r["value"]), f"{inputs}; {r['reason']}")
     console.print(applied)
     skipped = Table(title="models that do not apply")
     skipped.add_column("model")

@@ -175,6 +175,10 @@ def _aimd_common(path: Path) -> str | None:
         return f"UDP background ({', '.join(path.udp_groups)}) shares the link; paper C has only AIMD flows"
     if not path.tcp:
         return "no TCP flows"
+    tahoe = [g.name for g in path.tcp if g.variant == "tahoe"]
+    if tahoe:
+        return (f"TCP Tahoe ({', '.join(tahoe)}) restarts from slow start on every loss, "
+                "it is not AIMD (see the slowstart-* models, paper D)")
     if not (_same(g.alpha for g in path.tcp) and _same(g.beta for g in path.tcp)):
         return "TCP groups differ in alpha/beta; Theorem 1 needs identical connections"
     if not _same(g.rtt_prop_s for g in path.tcp):
