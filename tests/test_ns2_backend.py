@@ -256,3 +256,34 @@ def test_traces_are_tables_with_the_documented_columns(interval):
     assert tr["queue"]["packets"].max() >= 30  # and two greedy flows do fill it
     for table in tr.values():
         assert table["t"].is_monotonic_increasing
+
+
+@pytest.mark.ns2
+@needs_ns
+@pytest.mark.parametrize("with_queue", [False, True])
+def test_drop_trace_lists_every_drop_the_bottleneck_counts(with_queue):
+    series = ("drops", "queue") if with_queue else ("drops",)
+    r = run_ns2(scenario({"tcp": tcp_group(count=2, variant="reno")}, duration="30s",
+                         warmup="5s", series=series))
+    drops = r["traces"]["drops"]
+    assert list(drops.columns) == ["t", "link", "flow"]
+    fwd = next(l for l in r["links"] if l["direction"] == "forward")
+    assert fwd["drops"] > 0
+    assert (drops["t"] > 5.0).sum() == fwd["drops"]
+    assert set(drops["flow"]) <= {0, 1}
+
+
+@pytest.mark.ns2
+@needs_ns
+def test_initial_ssthresh_ends_slow_start_early():
+    # 1 Mb/s, 40-packet buffer: from the default ssthresh (the advertised
+    # window) slow start overshoots and drops within the first second; from
+    # ssthresh 8 the window grows by one packet per RTT and the buffer fills
+    # only after tens of RTTs.
+    def first_drop(**kw):
+        r = run_ns2(scenario({"tcp": tcp_group(**kw)}, duration="10s", warmup="1s",
+                             series=("drops",)))
+        return r["traces"]["drops"]["t"].min()
+
+    assert first_drop() < 1.0
+    assert first_drop(initial_ssthresh=8) > 3.0

@@ -74,19 +74,19 @@ TCP_CLASSES = {  # variant -> (sender class, sink class, delayed-ack sink class)
     "sack": ("Agent/TCP/Sack1", "Agent/TCPSink/Sack1", "Agent/TCPSink/Sack1/DelAck"),
 }
 
-TRACE_SERIES = ("cwnd", "inflight", "seq", "queue")
+TRACE_SERIES = ("cwnd", "inflight", "seq", "queue", "drops")
 
 # Keys the export understands. A key outside these sets is refused rather than
 # ignored: an oracle that silently drops part of a scenario would lie.
 _TOP_KEYS = {"name", "description", "seed", "duration", "warmup", "topology",
              "flows", "measure", "trace"}
-_TOPOLOGY_KEYS = {"bottleneck", "access", "sink_access"}
+_TOPOLOGY_KEYS = {"kind", "bottleneck", "access", "sink_access"}
 _LINK_KEYS = {"rate", "delay", "buffer", "queue"}
 _TCP_KEYS = {"kind", "count", "variant", "packet_size", "alpha", "beta", "window",
-             "max_cwnd", "initial_cwnd", "initial_rto", "min_rto", "max_rto", "tick",
-             "dupack_threshold", "limited_transmit", "syn", "delayed_ack",
-             "delack_interval", "start", "start_jitter", "stop", "access",
-             "sink_access"}
+             "max_cwnd", "initial_cwnd", "initial_ssthresh", "initial_rto", "min_rto",
+             "max_rto", "tick", "dupack_threshold", "limited_transmit", "bug_fix", "syn",
+             "header_size", "delayed_ack", "delack_interval", "start", "start_jitter",
+             "stop", "access", "sink_access"}
 _UDP_KEYS = {"kind", "count", "packet_size", "rate", "start", "start_jitter", "stop",
              "access", "sink_access"}
 _TRACE_KEYS = {"series", "interval"}
@@ -99,9 +99,9 @@ class Ns2Error(UserError):
 
 # --------------------------------------------------------------------------- units
 
-_DURATION_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9,
+_DURATION_UNITS = {"s": 1.0, "sec": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9,
                    "min": 60.0, "h": 3600.0}
-_SI_PREFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+_SI_PREFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "m": 1e6, "G": 1e9, "g": 1e9}
 _NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
 _QUANTITY_RE = re.compile(rf"^\s*({_NUMBER})\s*([A-Za-zµ/]*)\s*$")
 
@@ -133,7 +133,7 @@ def parse_duration(value, path: str = "duration") -> float:
 def parse_rate(value, path: str = "rate") -> float:
     """Bits per second from "1.5Mbps", "1000000bps", "10Mb/s" or a plain number (b/s)."""
     number, unit = _split_quantity(value, path, 'a rate such as "10Mbps" or "1000000bps"')
-    m = re.fullmatch(r"([kKMGT]?)(?:bps|b/s|bit/s)?", unit)
+    m = re.fullmatch(r"([kKMmGg]?)(?:bps|b/s)", unit) or re.fullmatch(r"()", unit)
     if not m:
         raise Ns2Error(f"{path}: unknown rate unit {unit!r} in {value!r} "
                        "(expected bps, kbps, Mbps, Gbps)")
@@ -256,6 +256,8 @@ def _plan(scenario: dict) -> _Plan:
 
     topo = _require(scenario, "topology", "scenario")
     _check_keys(topo, _TOPOLOGY_KEYS, "topology")
+    if str(topo.get("kind", "dumbbell")).lower() != "dumbbell":
+        raise Ns2Error(f"topology.kind: only \"dumbbell\" is exported to ns-2, got {topo['kind']!r}")
     bottleneck = _link(_require(topo, "bottleneck", "topology"), "topology.bottleneck")
     access_default = _require(topo, "access", "topology")
     sink_default = _require(topo, "sink_access", "topology")
@@ -278,10 +280,13 @@ def _plan(scenario: dict) -> _Plan:
             if variant not in TCP_CLASSES:
                 raise Ns2Error(f"{path}.variant: expected one of "
                                f"{', '.join(TCP_CLASSES)}, got {variant!r}")
+            header = g.get("header_size", TCPIP_HEADER_BYTES)
+            if isinstance(header, bool) or not isinstance(header, int) or header < 1:
+                raise Ns2Error(f"{path}.header_size: expected whole bytes >= 1, got {header!r}")
             size = _require(g, "packet_size", path)
-            if isinstance(size, bool) or not isinstance(size, int) or size <= TCPIP_HEADER_BYTES:
+            if isinstance(size, bool) or not isinstance(size, int) or size <= header:
                 raise Ns2Error(f"{path}.packet_size: expected whole bytes on the wire "
-                               f"> {TCPIP_HEADER_BYTES} (the TCP/IP header), got {size!r}")
+                               f"> {header} (the TCP/IP header), got {size!r}")
         elif kind == "udp":
             _check_keys(g, _UDP_KEYS, path)
             rate = _require(g, "rate", path)
@@ -335,6 +340,7 @@ def _plan(scenario: dict) -> _Plan:
 COUNTERS_FILE = "tcplab-counters.txt"
 TCPVARS_FILE = "tcplab-tcpvars.tr"
 QUEUE_FILE = "tcplab-queue.tr"
+DROPS_FILE = "tcplab-drops.tr"
 SAMPLES_FILE = "tcplab-tcpsamples.txt"
 QSAMPLES_FILE = "tcplab-queuesamples.txt"
 
@@ -421,11 +427,12 @@ def _tcl(plan: _Plan) -> str:
             params = _tcp_params(g, path)
             w(f"# group {label!r}: {g['variant']} TCP")
             w(f"set tcp_params({label}) {{{' '.join(f'{k} {v}' for k, v in params)}}}")
+            # An ack is a bare TCP/IP header (Agent/TCPSink packetSize_ 40 = the default header).
+            sink = [f"packetSize_ {int(g.get('header_size', TCPIP_HEADER_BYTES))}"]
             if g.get("delayed_ack"):
                 interval = parse_duration(g.get("delack_interval", 0.1), f"{path}.delack_interval")
-                w(f"set sink_params({label}) {{interval_ {_tcl_num(interval)}}}")
-            else:
-                w(f"set sink_params({label}) {{}}")
+                sink.append(f"interval_ {_tcl_num(interval)}")
+            w(f"set sink_params({label}) {{{' '.join(sink)}}}")
         else:
             size = int(g["packet_size"])
             rate = parse_rate(g["rate"], f"{path}.rate")
@@ -462,7 +469,13 @@ def _tcl(plan: _Plan) -> str:
             w(f"tcplab_config $app({i}) $cbr_params({f.group})")
             w(f"$app({i}) attach-agent $agent({i})")
         if f.start_s < plan.duration_s:
-            w(f'$ns at {_tcl_num(f.start_s)} "$app({i}) start"')
+            ssthresh = f.cfg.get("initial_ssthresh", 0) if f.kind == "tcp" else 0
+            if ssthresh:
+                # `$ns run` resets every agent (ssthresh_ = window_), so the
+                # initial ssthresh is set at the start, just before sending.
+                w(f'$ns at {_tcl_num(f.start_s)} "$agent({i}) set ssthresh_ {int(ssthresh)}; $app({i}) start"')
+            else:
+                w(f'$ns at {_tcl_num(f.start_s)} "$app({i}) start"')
         if f.start_s < f.stop_s < plan.duration_s:
             w(f'$ns at {_tcl_num(f.stop_s)} "$app({i}) stop"')
 
@@ -503,8 +516,10 @@ def _tcp_params(g: dict, path: str) -> list[tuple[str, str]]:
             raise Ns2Error(f"{path}.{key}: expected true or false, got {v!r}")
         return "1" if v else "0"
 
+    header = int(g.get("header_size", TCPIP_HEADER_BYTES))
     return [
-        ("packetSize_", str(int(g["packet_size"]) - TCPIP_HEADER_BYTES)),
+        ("tcpip_base_hdr_size_", str(header)),
+        ("packetSize_", str(int(g["packet_size"]) - header)),
         ("window_", num("window", 1)),
         ("maxcwnd_", num("max_cwnd", 0)),
         ("windowInit_", num("initial_cwnd", 1)),
@@ -517,13 +532,28 @@ def _tcp_params(g: dict, path: str) -> list[tuple[str, str]]:
         ("numdupacks_", num("dupack_threshold", 1)),
         ("singledup_", flag("limited_transmit")),
         ("syn_", flag("syn")),
+        ("bugFix_", flag("bug_fix") if "bug_fix" in g else "1"),
     ]
+
+
+def _queue_traced_per_packet(plan: _Plan) -> bool:
+    return "queue" in plan.series and plan.interval_s <= 0
 
 
 def _trace_tcl(plan: _Plan, tcp_ids: list[int]) -> str:
     lines = ["set tcplab_files {}"]
-    tcp_series = [s for s in plan.series if s != "queue"]
-    if not plan.series:
+    tcp_series = [s for s in plan.series if s in ("cwnd", "inflight", "seq")]
+    if "drops" in plan.series and not _queue_traced_per_packet(plan):
+        # Every drop at the bottleneck, by ns-2's C++ drop trace spliced in
+        # front of the queue monitor's drop counter. (With a per-packet queue
+        # trace, its "d" lines are the drops and trace-queue rewires this path.)
+        lines += [f"set drops_fh [open {DROPS_FILE} w]",
+                  "lappend tcplab_files $drops_fh",
+                  "set bq [[$ns link $r1 $r2] queue]",
+                  "set drop_trace [$ns create-trace Drop $drops_fh $r1 $r2]",
+                  "$drop_trace target [$bq drop-target]",
+                  "$bq drop-target $drop_trace"]
+    if not tcp_series and "queue" not in plan.series:
         return "\n".join(lines) + "\n"
     if plan.interval_s <= 0:
         # Every change, written by ns-2's C++ tracing.
@@ -685,13 +715,14 @@ def _parse(plan: _Plan, text: str, wd: Path) -> dict:
         if f.kind == "tcp":
             sent, rexmit_pkts, timeouts, cuts, sink_bytes, _ack = series("F", str(f.id))
             size = int(f.cfg["packet_size"])
+            header = int(f.cfg.get("header_size", TCPIP_HEADER_BYTES))
             syn = bool(f.cfg.get("syn", True))
 
             def data_packets(b: int) -> int:
-                # The sink counts wire bytes in order: the 40-byte SYN, then
-                # full-size data packets.
+                # The sink counts wire bytes in order: the header-only SYN,
+                # then full-size data packets.
                 if syn and b > 0:
-                    b -= TCPIP_HEADER_BYTES
+                    b -= header
                 return b // size
 
             delivered = data_packets(sink_bytes[-1]) - data_packets(sink_bytes[warm_index])
@@ -699,7 +730,7 @@ def _parse(plan: _Plan, text: str, wd: Path) -> dict:
             flows.append({
                 "id": f.id, "group": f.group, "kind": "tcp",
                 "delivered_packets": delivered,
-                "delivered_bytes": delivered * (size - TCPIP_HEADER_BYTES),
+                "delivered_bytes": delivered * (size - header),
                 "sent_packets": window(sent) - syn_in_window,
                 "retransmissions": window(rexmit_pkts),
                 "timeouts": window(timeouts),
@@ -746,7 +777,15 @@ def _parse_traces(plan: _Plan, wd: Path) -> dict:
 
     node_base = 2  # source of flow i is node 2 + i (see _tcl)
     traces: dict = {}
-    tcp_series = [s for s in plan.series if s != "queue"]
+    tcp_series = [s for s in plan.series if s in ("cwnd", "inflight", "seq")]
+    if "drops" in plan.series:
+        if _queue_traced_per_packet(plan):
+            d = _read_ws(wd / QUEUE_FILE, [0, 1, 7], ["event", "t", "flow"])
+            d = d[d["event"] == "d"]
+        else:
+            d = _read_ws(wd / DROPS_FILE, [1, 7], ["t", "flow"])
+        traces["drops"] = pd.DataFrame({"t": d["t"].to_numpy(dtype=float), "link": "bottleneck",
+                                        "flow": d["flow"].to_numpy(dtype="int64")})
     if plan.interval_s <= 0:
         if tcp_series:
             path = wd / TCPVARS_FILE
