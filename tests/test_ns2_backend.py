@@ -19,8 +19,6 @@ from tcplab.backends.ns2 import (
     Ns2Error,
     _unwrap,
     export_tcl,
-    parse_duration,
-    parse_rate,
     run_ns2,
 )
 from tcplab.errors import UserError
@@ -69,17 +67,13 @@ def jain(xs):
 # ---------------------------------------------------------------- without ns-2
 
 
-def test_units_parse_every_documented_form():
-    assert parse_duration("5ms") == pytest.approx(0.005)
-    assert parse_duration("0.005s") == pytest.approx(0.005)
-    assert parse_duration(2) == 2.0
-    assert parse_rate("1.5Mbps") == pytest.approx(1.5e6)
-    assert parse_rate("1000000bps") == 1e6
-    assert parse_rate(1e7) == 1e7
-    with pytest.raises(Ns2Error, match="topology.bottleneck.rate"):
-        parse_rate("10 parsecs", "topology.bottleneck.rate")
-    with pytest.raises(Ns2Error):
-        parse_rate("-1Mbps")
+def test_link_rates_must_be_positive_rates():
+    s = scenario({"tcp": tcp_group()}, rate="10 parsecs")
+    with pytest.raises(UserError, match="topology.bottleneck.rate"):
+        export_tcl(s)
+    s = scenario({"tcp": tcp_group()}, rate="0Mbps")
+    with pytest.raises(Ns2Error, match="topology.bottleneck.rate: expected a positive rate"):
+        export_tcl(s)
 
 
 def test_export_translates_buffer_and_packet_size_to_ns2_terms():

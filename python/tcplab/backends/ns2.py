@@ -34,7 +34,6 @@ from __future__ import annotations
 import functools
 import math
 import os
-import re
 import shutil
 import subprocess
 import tempfile
@@ -43,13 +42,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tcplab.errors import UserError
+from tcplab.units import parse_duration, parse_rate
 
 __all__ = [
     "Ns2Error",
     "run_ns2",
     "export_tcl",
-    "parse_duration",
-    "parse_rate",
 ]
 
 #: Environment variable naming the `ns` binary to use instead of the one on PATH.
@@ -99,45 +97,9 @@ class Ns2Error(UserError):
 
 # --------------------------------------------------------------------------- units
 
-_DURATION_UNITS = {"s": 1.0, "sec": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9,
-                   "min": 60.0, "h": 3600.0}
-_SI_PREFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "m": 1e6, "G": 1e9, "g": 1e9}
-_NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
-_QUANTITY_RE = re.compile(rf"^\s*({_NUMBER})\s*([A-Za-zµ/]*)\s*$")
 
-
-def _split_quantity(value, path: str, expected: str) -> tuple[float, str]:
-    if isinstance(value, bool):
-        raise Ns2Error(f"{path}: expected {expected}, got {value!r}")
-    if isinstance(value, (int, float)):
-        return float(value), ""
-    if isinstance(value, str):
-        m = _QUANTITY_RE.match(value)
-        if m:
-            return float(m.group(1)), m.group(2)
-    raise Ns2Error(f"{path}: expected {expected}, got {value!r}")
-
-
-def parse_duration(value, path: str = "duration") -> float:
-    """Seconds from "5ms", "0.005s", "1.5us", "2min" or a plain number (seconds)."""
-    number, unit = _split_quantity(value, path, 'a duration such as "5ms" or "0.005s"')
-    if unit not in _DURATION_UNITS and unit != "":
-        raise Ns2Error(f"{path}: unknown time unit {unit!r} in {value!r} "
-                       f"(expected one of {', '.join(_DURATION_UNITS)})")
-    seconds = number * _DURATION_UNITS.get(unit, 1.0)
-    if not math.isfinite(seconds) or seconds < 0:
-        raise Ns2Error(f"{path}: expected a non-negative duration, got {value!r}")
-    return seconds
-
-
-def parse_rate(value, path: str = "rate") -> float:
-    """Bits per second from "1.5Mbps", "1000000bps", "10Mb/s" or a plain number (b/s)."""
-    number, unit = _split_quantity(value, path, 'a rate such as "10Mbps" or "1000000bps"')
-    m = re.fullmatch(r"([kKMmGg]?)(?:bps|b/s)", unit) or re.fullmatch(r"()", unit)
-    if not m:
-        raise Ns2Error(f"{path}: unknown rate unit {unit!r} in {value!r} "
-                       "(expected bps, kbps, Mbps, Gbps)")
-    bps = number * _SI_PREFIX[m.group(1)]
+def _positive_rate(value, path: str) -> float:
+    bps = parse_rate(value, path)
     if not math.isfinite(bps) or bps <= 0:
         raise Ns2Error(f"{path}: expected a positive rate, got {value!r}")
     return bps
@@ -219,7 +181,7 @@ def _link(params: dict, path: str) -> _Link:
                        f">= 1, got {buffer!r} (ns-2 DropTail with queue-limit 1 drops "
                        "every arrival, so a zero buffer has no ns-2 equivalent)")
     return _Link(
-        rate_bps=parse_rate(_require(params, "rate", path), f"{path}.rate"),
+        rate_bps=_positive_rate(_require(params, "rate", path), f"{path}.rate"),
         delay_s=parse_duration(_require(params, "delay", path), f"{path}.delay"),
         buffer_pkts=buffer,
         queue=queue,
@@ -435,7 +397,7 @@ def _tcl(plan: _Plan) -> str:
             w(f"set sink_params({label}) {{{' '.join(sink)}}}")
         else:
             size = int(g["packet_size"])
-            rate = parse_rate(g["rate"], f"{path}.rate")
+            rate = _positive_rate(g["rate"], f"{path}.rate")
             w(f"# group {label!r}: constant-rate UDP (CBR, whole-packet size)")
             w(f"set udp_params({label}) {{packetSize_ {size}}}")
             w(f"set cbr_params({label}) {{packetSize_ {size} rate_ {_tcl_num(rate)} random_ 0}}")

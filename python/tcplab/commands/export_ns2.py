@@ -1,0 +1,58 @@
+"""`tcplab export-ns2 SCENARIO`: the ns-2 2.35 Tcl script for a scenario.
+
+    tcplab export-ns2 scenarios/c_sack_droptail.toml > c.tcl
+    tcplab export-ns2 SCENARIO --set flows.tcp.count=4 --out c.tcl
+    ns c.tcl        # writes tcplab-counters.txt (and any traces) into the current directory
+
+The script is the one `tcplab run --engine ns2` runs: the scenario resolved
+(every default filled in), buffers translated to ns-2 queue limits (B waiting
+packets = queue-limit B + 1), TCP payload = packet size - header.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from tcplab.errors import UserError
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "export-ns2",
+        help="write the ns-2 Tcl script for a scenario",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("scenario", help="scenario TOML file (see scenarios/)")
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a scenario value by dotted path, e.g. flows.tcp.variant=newreno (repeatable)")
+    p.add_argument("--trace", default="", metavar="SERIES",
+                   help="comma-separated traces the script should record: cwnd,inflight,seq,queue,drops")
+    p.add_argument("--trace-interval", default=None, metavar="DURATION",
+                   help="sample traces every DURATION instead of at every change")
+    p.add_argument("--out", "-o", default=None, metavar="FILE",
+                   help="write the script to FILE instead of standard output")
+    p.set_defaults(func=main)
+
+
+def main(args) -> int:
+    from tcplab.backends.ns2 import export_tcl
+    from tcplab.scenario import load_scenario
+
+    overrides = list(args.overrides)
+    series = [s.strip() for s in args.trace.split(",") if s.strip()]
+    if series:
+        overrides.append((["trace", "series"], series))
+    if args.trace_interval is not None:
+        overrides.append((["trace", "interval"], args.trace_interval))
+    script = export_tcl(load_scenario(args.scenario, overrides))
+    if args.out:
+        try:
+            Path(args.out).write_text(script)
+        except OSError as exc:
+            raise UserError(f"--out {args.out}: cannot write: {exc.strerror}") from None
+    else:
+        sys.stdout.write(script)
+    return 0
