@@ -394,7 +394,12 @@ impl Scenario {
         let de = &mut serde_json::Deserializer::from_str(text);
         let sc: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
-            err(path, e.into_inner().to_string())
+            let mut msg = e.into_inner().to_string();
+            // serde_json appends the position in the JSON text, which the user never saw
+            if let Some(i) = msg.find(" at line ") {
+                msg.truncate(i);
+            }
+            err(path, msg)
         })?;
         Ok(sc)
     }

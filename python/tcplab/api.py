@@ -1,0 +1,76 @@
+"""`tcplab.run(scenario) -> Result`: one scenario, any engine."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from tcplab.errors import UserError
+from tcplab.result import Result
+from tcplab.scenario import apply_overrides, load_scenario
+
+__all__ = ["run", "ENGINES", "TRACE_SERIES"]
+
+ENGINES = ("packet", "ns2")
+TRACE_SERIES = ("cwnd", "inflight", "seq", "queue", "drops")
+
+
+def run(
+    scenario: str | Path | Mapping,
+    *,
+    engine: str = "packet",
+    overrides: Iterable[str] = (),
+    trace: Iterable[str] | None = None,
+    trace_interval: str | float | None = None,
+) -> Result:
+    """Run a scenario (a TOML path or a dict) on an engine and return its Result.
+
+    `overrides` are `key.path=value` strings; `trace` names the series to record
+    (cwnd, inflight, seq, queue, drops), `trace_interval` samples them at a fixed
+    interval instead of at every change.
+    """
+    extra = []
+    if trace:
+        series = [s.strip() for s in trace if s.strip()]
+        bad = [s for s in series if s not in TRACE_SERIES]
+        if bad:
+            raise UserError(f"--trace: unknown series {', '.join(bad)}; expected some of {', '.join(TRACE_SERIES)}")
+        extra.append((["trace", "series"], series))
+    if trace_interval is not None:
+        extra.append((["trace", "interval"], trace_interval))
+    if isinstance(scenario, (str, Path)):
+        sc = load_scenario(scenario, list(overrides) + extra)
+    else:
+        sc = load_scenario(apply_overrides(scenario, overrides), extra)
+    if engine == "packet":
+        return _run_packet(sc)
+    if engine == "ns2":
+        from tcplab.backends.ns2 import run_ns2
+
+        t0 = time.perf_counter()
+        raw = run_ns2(sc)
+        return Result.from_raw(raw, wall_s=time.perf_counter() - t0)
+    raise UserError(f"--engine: unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
+
+
+def _run_packet(sc: dict) -> Result:
+    from tcplab.scenario import _core
+
+    t0 = time.perf_counter()
+    try:
+        resolved, summary, traces = _core().run_scenario(json.dumps(sc))
+    except ValueError as exc:
+        raise UserError(f"scenario: {exc}") from None
+    wall = time.perf_counter() - t0
+    raw = json.loads(summary)
+    raw["scenario"] = json.loads(resolved)
+    raw["traces"] = {
+        name: pd.DataFrame({c: np.frombuffer(buf, dtype=dt) for c, (dt, buf) in cols.items()})
+        for name, cols in traces.items()
+    }
+    return Result.from_raw(raw, wall_s=wall)

@@ -1,0 +1,97 @@
+"""`tcplab run SCENARIO`: run one scenario and show what TCP got, and why."""
+
+from __future__ import annotations
+
+import json
+
+from rich.console import Console
+from rich.table import Table
+
+from tcplab.api import ENGINES, TRACE_SERIES, run
+
+
+def register(sub) -> None:
+    p = sub.add_parser("run", help="run one scenario on an engine", description=__doc__)
+    p.add_argument("scenario", help="scenario TOML file (see scenarios/)")
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a scenario value by dotted path, e.g. flows.tcp.variant=newreno (repeatable)")
+    p.add_argument("--engine", default="packet", choices=ENGINES, help="engine to run (default: packet)")
+    p.add_argument("--trace", default="", metavar="SERIES",
+                   help=f"comma-separated traces to record: {','.join(TRACE_SERIES)}")
+    p.add_argument("--trace-interval", default=None, metavar="DURATION",
+                   help="sample traces every DURATION (e.g. 0.1s) instead of at every change")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="write summary.json, flows.csv, links.csv and traces (Parquet + CSV) into DIR")
+    p.add_argument("--json", action="store_true", help="print the JSON summary instead of tables")
+    p.set_defaults(func=main)
+
+
+def main(args) -> int:
+    trace = [s for s in args.trace.split(",") if s.strip()] if args.trace else None
+    res = run(args.scenario, engine=args.engine, overrides=args.overrides, trace=trace,
+              trace_interval=args.trace_interval)
+    if args.out:
+        res.save(args.out)
+    if args.json:
+        print(json.dumps(res.to_dict(), default=str))
+    else:
+        show(res)
+        if args.out:
+            Console(stderr=True).print(f"[dim]wrote {args.out}/summary.json, flows.csv, links.csv"
+                                       + (", traces/" if res.traces else "") + "[/dim]")
+    return 0
+
+
+def _rate(bps: float) -> str:
+    for scale, unit in ((1e9, "Gb/s"), (1e6, "Mb/s"), (1e3, "kb/s")):
+        if bps >= scale:
+            return f"{bps / scale:.3f} {unit}"
+    return f"{bps:.0f} b/s"
+
+
+def show(res, console: Console | None = None) -> None:
+    """A short readable summary: headline metrics, groups, and flows (first 20)."""
+    c = console or Console()
+    m = res.metrics
+    sc = res.scenario
+    title = sc.get("name") or "scenario"
+    c.print(f"[bold]{title}[/bold] — engine {res.engine} {res.engine_version}"
+            + (f", {res.wall_s:.2f} s wall" if res.wall_s is not None else ""))
+    head = Table(show_header=False, box=None, pad_edge=False)
+    head.add_row("measured", f"{m['measured_s']:.1f} s (after {sc.get('warmup', '0s')} warm-up)")
+    head.add_row("reference", f"{_rate(m['reference_bps'])} ({(sc.get('measure') or {}).get('reference', 'capacity')})")
+    if "normalized_throughput" in m:
+        head.add_row("TCP throughput", f"{_rate(m['tcp_throughput_bps'])} = {m['normalized_throughput']:.4f} of reference")
+        head.add_row("TCP goodput", f"{_rate(m['tcp_goodput_bps'])} = {m['normalized_goodput']:.4f} of reference")
+    if "bottleneck_utilization" in m:
+        head.add_row("bottleneck", f"utilization {m['bottleneck_utilization']:.4f}, {m['bottleneck_drops']} drops"
+                     + (f" (loss rate {m['bottleneck_loss_rate']:.2e})" if "bottleneck_loss_rate" in m else ""))
+    if m.get("jain_index") == m.get("jain_index"):
+        head.add_row("fairness", f"Jain's index {m['jain_index']:.4f} over TCP goodputs")
+    c.print(head)
+    if len(m["groups"]) > 1:
+        t = Table(title="groups")
+        for col in ("group", "flows", "goodput", "Jain"):
+            t.add_column(col, justify="right" if col != "group" else "left")
+        for g, d in m["groups"].items():
+            t.add_row(g, str(d["flows"]), _rate(d["goodput_bps"]), f"{d['jain_index']:.3f}")
+        c.print(t)
+    t = Table(title=f"flows ({len(res.flows)})" + (" — first 20" if len(res.flows) > 20 else ""))
+    cols = [("id", "id"), ("group", "group"), ("kind", "kind"), ("variant", "variant"), ("goodput", "goodput_bps"),
+            ("delivered", "delivered_packets"), ("rtx", "retransmissions"), ("timeouts", "timeouts"),
+            ("fast rtx", "fast_retransmits"), ("drops", "drops")]
+    cols = [(h, k) for h, k in cols if k in res.flows]
+    for h, _ in cols:
+        t.add_column(h, justify="left" if h in ("group", "kind", "variant") else "right")
+    for _, row in res.flows.head(20).iterrows():
+        cells = []
+        for h, k in cols:
+            v = row[k]
+            if k == "goodput_bps":
+                cells.append(_rate(v))
+            elif v is None or (isinstance(v, float) and v != v):
+                cells.append("–")
+            else:
+                cells.append(str(v))
+        t.add_row(*cells)
+    c.print(t)

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Set up tcplab on a fresh machine: a virtualenv in .venv with the Python
+# dependencies and the Rust engine built by maturin (release mode).
+#   bash scripts/setup.sh          # for using tcplab
+#   bash scripts/setup.sh test     # also the test dependencies and ns-2 (the oracle)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+want_tests=${1:-}
+
+if [ "$want_tests" = "test" ] && ! command -v ns >/dev/null 2>&1; then
+  echo "== installing ns-2 2.35 (Debian package ns2), the correctness oracle"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq ns2 >/dev/null
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  echo "== creating .venv"
+  python3 -m venv .venv
+fi
+echo "== installing Python dependencies"
+.venv/bin/pip install -q --upgrade pip
+.venv/bin/pip install -q maturin
+extras=""
+[ "$want_tests" = "test" ] && extras="--extras test"
+echo "== building the Rust engine (maturin, release)"
+.venv/bin/maturin develop --release $extras -q 2>&1 | grep -v "^📦\|^✏️\|^🛠" || true
+.venv/bin/python -c "import tcplab._core as c; print('tcplab engine', c.ENGINE_VERSION, 'ready')"
