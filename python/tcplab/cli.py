@@ -26,12 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
-        try:
-            module = importlib.import_module(f"tcplab.commands.{name}")
-        except ModuleNotFoundError as exc:  # a command whose module is not there yet
-            if exc.name != f"tcplab.commands.{name}":
-                raise
-            continue
+        module = importlib.import_module(f"tcplab.commands.{name.replace('-', '_')}")
         module.register(sub)
     return parser
 

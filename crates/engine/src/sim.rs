@@ -157,7 +157,6 @@ impl Sim {
         for (name, g) in &sc.flows {
             let access = topo.access.with(&g.access);
             let sink_access = topo.sink_access.with(&g.sink_access);
-            let mut jitter_rng = Rng::stream(sc.seed, stream::FLOW_START, id as u64);
             for _ in 0..g.count {
                 let base = links.len() as u32;
                 for (spec, nm) in [(&access, "access"), (&sink_access, "sink_access")] {
@@ -176,7 +175,8 @@ impl Sim {
                 // reverse: sink_access rev → bottleneck rev → access rev
                 routes.push([[base, 0, base + 2], [base + 3, 1, base + 1]]);
                 let jitter = if g.start_jitter.0 > 0 {
-                    (jitter_rng.uniform() * g.start_jitter.0 as f64) as SimTime
+                    (Rng::stream(sc.seed, stream::FLOW_START, id as u64).uniform()
+                        * g.start_jitter.0 as f64) as SimTime
                 } else {
                     0
                 };

@@ -196,12 +196,15 @@ def _merged_link(default: dict, override, path: str) -> _Link:
 
 
 def _start_offset(seed: int, flow_id: int, jitter_s: float) -> float:
-    """U[0, jitter) from the flow's own stream, derived from (seed, flow id)."""
+    """U[0, jitter) from the flow's own stream, derived from (seed, flow id) —
+    the same draw as the packet engine's, so both engines start flows at the
+    same instants (to the nanosecond the engine rounds to)."""
     if jitter_s <= 0:
         return 0.0
-    import numpy as np
+    from tcplab.rng import FLOW_START, Rng
 
-    return float(np.random.default_rng([int(seed), int(flow_id)]).uniform(0.0, jitter_s))
+    jitter_ns = round(jitter_s * 1e9)
+    return int(Rng.stream(int(seed), FLOW_START, int(flow_id)).uniform() * jitter_ns) / 1e9
 
 
 def _plan(scenario: dict) -> _Plan:

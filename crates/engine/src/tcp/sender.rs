@@ -75,6 +75,7 @@ impl TcpSender {
                 p.initial_ssthresh,
                 p.window,
                 p.max_cwnd,
+                p.syn,
             ),
             rtt: RttEstimator::new(
                 p.tick_ns,

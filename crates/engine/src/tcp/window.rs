@@ -36,6 +36,8 @@ pub struct Window {
 }
 
 impl Window {
+    /// With a SYN, cwnd is 1 until the SYN is acked, then `initial_cwnd`
+    /// (ns-2 `set_initial_window()` with `syn_` and `delay_growth_`).
     pub fn new(
         alpha: f64,
         beta: f64,
@@ -43,9 +45,10 @@ impl Window {
         initial_ssthresh: u32,
         wnd: u32,
         max_cwnd: u32,
+        syn: bool,
     ) -> Self {
         Window {
-            cwnd: initial_cwnd as f64,
+            cwnd: if syn { 1.0 } else { initial_cwnd as f64 },
             ssthresh: if initial_ssthresh == 0 {
                 wnd as i64
             } else {
@@ -122,7 +125,7 @@ mod tests {
 
     #[test]
     fn slow_start_doubles_per_rtt_then_grows_by_alpha() {
-        let mut w = Window::new(1.0, 0.5, 2, 8, 1000, 0);
+        let mut w = Window::new(1.0, 0.5, 2, 8, 1000, 0, false);
         // One RTT of acks for a window of 2 → 4, then 4 → 8.
         for _ in 0..6 {
             w.open();
@@ -137,7 +140,7 @@ mod tests {
 
     #[test]
     fn first_reduction_halves_even_for_other_beta() {
-        let mut w = Window::new(0.31, 0.875, 2, 2, 1000, 0);
+        let mut w = Window::new(0.31, 0.875, 2, 2, 1000, 0, false);
         w.cwnd = 40.0;
         w.reduce(Reduction::Multiplicative, 40.0, false);
         assert_eq!((w.cwnd, w.ssthresh), (20.0, 20));
@@ -149,7 +152,7 @@ mod tests {
 
     #[test]
     fn timeout_halves_ssthresh_and_restarts() {
-        let mut w = Window::new(1.0, 0.5, 2, 2, 1000, 0);
+        let mut w = Window::new(1.0, 0.5, 2, 2, 1000, 0, false);
         w.cwnd = 30.0;
         w.reduce(Reduction::Timeout, 30.0, true);
         assert_eq!((w.cwnd, w.ssthresh), (1.0, 15));
@@ -160,7 +163,7 @@ mod tests {
 
     #[test]
     fn max_cwnd_caps_growth() {
-        let mut w = Window::new(1.0, 0.5, 2, 1000, 1000, 5);
+        let mut w = Window::new(1.0, 0.5, 2, 1000, 1000, 5, false);
         for _ in 0..10 {
             w.open();
         }
