@@ -1,0 +1,89 @@
+"""`tcplab results SWEEP_DIR`: query a sweep's results store with DuckDB.
+
+The view `points` holds one row per point (columns: key, the axes, replication,
+seed, engine, engine_version, status, error, wall_s, the metrics, scenario);
+`raw` every stored row. Axis and metric names contain dots: quote them,
+e.g. --sql 'SELECT "flows.sack.count", avg(normalized_throughput) FROM points GROUP BY 1'.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.console import Console
+
+
+def register(sub) -> None:
+    p = sub.add_parser("results", help="query a sweep's results (DuckDB SQL, CSV export)", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("dir", metavar="SWEEP_DIR", help="a directory written by tcplab sweep")
+    p.add_argument("--sql", metavar="QUERY", help="a DuckDB query over the views points and raw "
+                   "(default: the axes, seed, status and main metric of every point)")
+    p.add_argument("--csv", metavar="FILE", help="write the query's result to FILE as CSV ('-' for stdout)")
+    p.add_argument("--limit", type=int, default=50, metavar="N", help="rows to print (default 50; 0 = all)")
+    p.set_defaults(func=main)
+
+
+def default_query(meta: dict, columns: list[str]) -> str:
+    axes = [c for a in meta.get("axes", []) for c in a["columns"]]
+    metric = meta.get("metric")
+    want = axes + ["replication", "seed", "engine", "status"]
+    if metric in columns:
+        want.append(metric)
+    want.append("error")
+    sel = ", ".join(_quote(c) for c in want if c in columns)
+    order = ", ".join(_quote(c) for c in axes + ["replication"] if c in columns)
+    return f"SELECT {sel} FROM points" + (f" ORDER BY {order}" if order else "")
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def main(args) -> int:
+    import duckdb
+
+    from tcplab.errors import UserError
+    from tcplab.sweep.store import Store
+
+    root = Path(args.dir)
+    if not root.is_dir():
+        raise UserError(f"{root}: no such sweep directory")
+    store = Store(root)
+    con = store.connect()
+    columns = [r[0] for r in con.execute("DESCRIBE points").fetchall()]
+    query = args.sql or default_query(store.meta(), columns)
+    try:
+        df = con.execute(query).df()
+    except duckdb.Error as exc:
+        raise UserError(f"--sql: {exc}") from None
+    if args.csv:
+        if args.csv == "-":
+            print(df.to_csv(index=False), end="")
+            return 0
+        df.to_csv(args.csv, index=False)
+        Console(stderr=True).print(f"[dim]wrote {len(df)} rows to {args.csv}[/dim]")
+        return 0
+    _print(df, args.limit)
+    return 0
+
+
+def _print(df, limit: int) -> None:
+    from rich.table import Table
+
+    shown = df if limit == 0 else df.head(limit)
+    t = Table(title=f"{len(df)} rows" + (f" (first {limit})" if 0 < limit < len(df) else ""))
+    for c in df.columns:
+        t.add_column(str(c), overflow="fold")
+    for row in shown.itertuples(index=False):
+        t.add_row(*[_cell(v) for v in row])
+    Console().print(t)
+
+
+def _cell(v) -> str:
+    if v is None or (isinstance(v, float) and v != v):
+        return "–"
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return str(v)

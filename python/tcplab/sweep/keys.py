@@ -1,0 +1,77 @@
+"""The key of a point: a hash of (resolved scenario, engine, engine version).
+
+The scenario is first put in a canonical form, so that the same scenario written
+differently gets the same key:
+
+- table order and TOML style (inline tables, sections, dotted keys) do not matter:
+  keys are sorted;
+- defaults written out or left to the engine: the scenario is resolved first;
+- `1` and `1.0` are the same number; unit strings become SI numbers, exactly
+  (`"50ms"` = `"0.05s"` = `0.05`; `"10Mbps"` = `"10000kbps"`);
+- the top-level `name` and `description` are labels, not inputs: left out.
+
+Any other change (a parameter, the seed, the engine or its version) changes the key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from decimal import Decimal, InvalidOperation
+
+from tcplab.units import _NUM
+from tcplab.sweep.spec import UNIT_TABLES
+
+LABELS = ("name", "description")
+
+
+def _number(d: Decimal):
+    d = d.normalize()
+    if d == d.to_integral_value():
+        return int(d)
+    return float(d)
+
+
+def _unit_value(text: str):
+    m = _NUM.match(text)
+    if not m or not m.group(2):
+        return None
+    for _, table in UNIT_TABLES:
+        if m.group(2) in table:
+            try:
+                return _number(Decimal(m.group(1)) * Decimal(str(table[m.group(2)])))
+            except InvalidOperation:  # pragma: no cover - the regex admits only numbers
+                return None
+    return None
+
+
+def canonical(value, top: bool = True):
+    """The canonical form of a scenario value (see the module doc)."""
+    if isinstance(value, dict):
+        return {str(k): canonical(v, False) for k, v in sorted(value.items())
+                if not (top and k in LABELS)}
+    if isinstance(value, (list, tuple)):
+        return [canonical(v, False) for v in value]
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            return repr(value)
+        return _number(Decimal(repr(value)))
+    if isinstance(value, str):
+        v = _unit_value(value)
+        return value if v is None else v
+    return str(value)
+
+
+def canonical_json(scenario: dict) -> str:
+    return json.dumps(canonical(scenario), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def point_key(scenario: dict, engine: str, engine_version: str) -> str:
+    """16 hex digits of SHA-256 over the canonical scenario, the engine and its version."""
+    text = json.dumps({"scenario": canonical(scenario), "engine": engine, "engine_version": engine_version},
+                      sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
