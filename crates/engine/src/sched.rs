@@ -32,16 +32,17 @@ pub enum Event {
     Sample,
 }
 
+/// `key` = time << 64 | insertion sequence: one integer comparison orders
+/// by time, then first-scheduled-first.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
-    time: SimTime,
-    seq: u64,
+    key: u128,
     event: Event,
 }
 
 impl PartialEq for Entry {
     fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
+        self.key == o.key
     }
 }
 impl Eq for Entry {}
@@ -53,7 +54,7 @@ impl PartialOrd for Entry {
 impl Ord for Entry {
     /// Reversed, so that `BinaryHeap` (a max-heap) pops the earliest entry.
     fn cmp(&self, o: &Self) -> Ordering {
-        o.time.cmp(&self.time).then_with(|| o.seq.cmp(&self.seq))
+        o.key.cmp(&self.key)
     }
 }
 
@@ -74,20 +75,24 @@ impl Scheduler {
     pub fn schedule(&mut self, time: SimTime, event: Event) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry { time, seq, event });
+        self.heap.push(Entry {
+            key: ((time as u128) << 64) | seq as u128,
+            event,
+        });
     }
 
     /// The earliest event at or before `until`, removed from the queue.
     #[inline]
     pub fn pop_until(&mut self, until: SimTime) -> Option<(SimTime, Event)> {
-        match self.heap.peek() {
-            Some(e) if e.time <= until => {
-                let e = self.heap.pop().unwrap();
-                self.popped += 1;
-                Some((e.time, e.event))
-            }
-            _ => None,
+        let top = self.heap.peek()?;
+        let time = (top.key >> 64) as SimTime;
+        if time > until {
+            return None;
         }
+        let event = top.event;
+        self.heap.pop();
+        self.popped += 1;
+        Some((time, event))
     }
 
     pub fn len(&self) -> usize {

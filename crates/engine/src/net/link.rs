@@ -95,16 +95,19 @@ impl Link {
         self.waiting.len()
     }
 
-    /// A packet arrives at the link's input at `now`.
+    /// A packet arrives at the link's input at `now`: the queue discipline
+    /// decides; if admitted, the packet's start of transmission and its
+    /// arrival time at the next hop follow at once. Returns None if dropped,
+    /// else (arrival at next hop, Some(start) if it waits in the buffer).
     #[inline]
-    pub fn arrive(&mut self, pkt: Packet, now: SimTime) -> Admit {
+    fn admit(&mut self, pkt: &Packet, now: SimTime) -> Option<(SimTime, Option<SimTime>)> {
         self.counters.arrivals += 1;
         let must_wait = self.busy_until > now;
         if must_wait {
             let w = self.waiting(now);
             if !self.queue.admit(w) {
                 self.counters.drops += 1;
-                return Admit::Dropped;
+                return None;
             }
         }
         let tx = self.tx_time(pkt.size_bytes);
@@ -120,13 +123,34 @@ impl Link {
         } else {
             None
         };
-        let was_empty = self.pipe.is_empty();
-        let at = end + self.delay_ns;
-        self.pipe.push_back((at, pkt));
-        Admit::Admitted {
-            schedule: if was_empty { Some(at) } else { None },
-            wait,
+        Some((end + self.delay_ns, wait))
+    }
+
+    /// A packet arrives at `now` and stays on the link until it reaches the
+    /// next hop, which needs an event then.
+    #[inline]
+    pub fn arrive(&mut self, pkt: Packet, now: SimTime) -> Admit {
+        match self.admit(&pkt, now) {
+            None => Admit::Dropped,
+            Some((at, wait)) => {
+                let was_empty = self.pipe.is_empty();
+                self.pipe.push_back((at, pkt));
+                Admit::Admitted {
+                    schedule: if was_empty { Some(at) } else { None },
+                    wait,
+                }
+            }
         }
+    }
+
+    /// A packet arrives at `now` and is handed straight on: the caller
+    /// admits it to the next link at the returned arrival time, without an
+    /// event. Valid when that next link has this link as its only input —
+    /// this link's output is FIFO, so the next link still sees its arrivals
+    /// in time order. Returns None if dropped, else (arrival time, wait).
+    #[inline]
+    pub fn pass(&mut self, pkt: &Packet, now: SimTime) -> Option<(SimTime, Option<SimTime>)> {
+        self.admit(pkt, now)
     }
 
     /// The head packet if it has reached the next hop by `now`.
@@ -170,7 +194,7 @@ mod tests {
     use crate::scenario::QueueKind;
 
     fn pkt(seq: u32) -> Packet {
-        Packet::new(Kind::Data, 0, seq, 1000, 0)
+        Packet::new(Kind::Data, 0, seq, 1000)
     }
 
     #[test]

@@ -28,8 +28,6 @@ pub const REVERSE: u8 = 1;
 
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {
-    /// When the sender emitted it (ns-2's `ts`); acks echo the data packet's.
-    pub sent_ns: u64,
     pub flow: u32,
     pub seq: u32,
     pub size_bytes: u32,
@@ -45,9 +43,8 @@ pub struct Packet {
 }
 
 impl Packet {
-    pub fn new(kind: Kind, flow: u32, seq: u32, size_bytes: u32, now: u64) -> Self {
+    pub fn new(kind: Kind, flow: u32, seq: u32, size_bytes: u32) -> Self {
         Packet {
-            sent_ns: now,
             flow,
             seq,
             size_bytes,

@@ -27,6 +27,8 @@ pub struct RttEstimator {
     pub t_rtxcur_s: f64,
     /// Exponential backoff multiplier (1, 2, 4, ...).
     pub backoff: u32,
+    /// `timeout_s()` in nanoseconds, kept current (it is read on every ack).
+    pub timeout_ns: SimTime,
     /// A segment is being timed.
     pub active: bool,
     /// The timed segment and when it was sent.
@@ -43,7 +45,7 @@ impl RttEstimator {
         boot_time_s: f64,
     ) -> Self {
         let tick_s = secs(tick_ns);
-        RttEstimator {
+        let mut e = RttEstimator {
             tick_s,
             min_rto_s: secs(min_rto_ns),
             max_rto_s: secs(max_rto_ns),
@@ -53,9 +55,24 @@ impl RttEstimator {
             t_rtt: 0,
             t_rtxcur_s: secs(initial_rto_ns),
             backoff: 1,
+            timeout_ns: 0,
             active: false,
             timed_seq: -1,
             timed_at: 0,
+        };
+        e.refresh();
+        e
+    }
+
+    fn refresh(&mut self) {
+        self.timeout_ns = crate::time::from_secs(self.timeout_s());
+    }
+
+    /// Reset the backoff after a valid RTT sample or a partial ack.
+    pub fn reset_backoff(&mut self) {
+        if self.backoff != 1 {
+            self.backoff = 1;
+            self.refresh();
         }
     }
 
@@ -89,6 +106,7 @@ impl RttEstimator {
             + self.t_srtt)
             >> T_SRTT_BITS) as f64
             * self.tick_s;
+        self.refresh();
     }
 
     /// The timeout to arm now, seconds (ns-2 `rtt_timeout()` with `rfc2988_`).
@@ -116,6 +134,7 @@ impl RttEstimator {
             self.t_rttvar += self.t_srtt >> T_SRTT_BITS;
             self.t_srtt = 0;
         }
+        self.refresh();
     }
 
     /// Smoothed RTT, seconds (0 before the first sample).

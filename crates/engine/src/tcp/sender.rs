@@ -8,7 +8,7 @@ use super::rtt::RttEstimator;
 use super::window::{Reduction, Window};
 use crate::net::packet::{Kind, Packet};
 use crate::scenario::{TcpParams, Variant};
-use crate::time::{from_secs, SimTime};
+use crate::time::SimTime;
 
 /// The last thing that changed the window (ns-2 `last_cwnd_action_`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -144,7 +144,7 @@ impl TcpSender {
         } else {
             self.p.packet_size
         };
-        let mut pkt = Packet::new(Kind::Data, self.flow, seqno as u32, size, now);
+        let mut pkt = Packet::new(Kind::Data, self.flow, seqno as u32, size);
         let force_timer = self.highest_ack == self.maxseq;
         self.counters.sent += 1;
         if seqno > self.maxseq {
@@ -197,7 +197,7 @@ impl TcpSender {
 
     #[inline]
     pub fn set_rtx_timer(&mut self, now: SimTime) {
-        self.rto_deadline = Some(now + from_secs(self.rtt.timeout_s()));
+        self.rto_deadline = Some(now + self.rtt.timeout_ns);
     }
 
     #[inline]
@@ -238,7 +238,7 @@ impl TcpSender {
             self.t_seqno = ack + 1;
         }
         if self.rtt.active && ack >= self.rtt.timed_seq {
-            self.rtt.backoff = 1;
+            self.rtt.reset_backoff();
             self.rtt.active = false;
             let tao = crate::time::secs(now - self.rtt.timed_at);
             self.rtt.update(now, tao);

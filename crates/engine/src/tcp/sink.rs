@@ -22,8 +22,6 @@ pub struct TcpSink {
     pub delack_interval_ns: SimTime,
     /// A delayed ack is owed; the timer is due then.
     pub delack_deadline: Option<SimTime>,
-    /// Echo of the last data packet's send time.
-    last_ts: u64,
     /// Packet 0 is a header-only SYN that carries no data.
     syn: bool,
     payload_bytes: u32,
@@ -49,7 +47,6 @@ impl TcpSink {
             delayed_ack,
             delack_interval_ns,
             delack_deadline: None,
-            last_ts: 0,
             syn,
             payload_bytes,
             delivered_packets: 0,
@@ -60,7 +57,6 @@ impl TcpSink {
     /// A data packet arrives; returns the ack to send now, if any.
     pub fn on_data(&mut self, pkt: &Packet, now: SimTime) -> Option<Packet> {
         let seq = pkt.seq;
-        self.last_ts = pkt.sent_ns;
         let in_order = seq == self.next_expected;
         let had_holes = !self.ooo.is_empty();
         if in_order {
@@ -84,13 +80,13 @@ impl TcpSink {
         if self.delayed_ack && in_order && !had_holes {
             if self.delack_deadline.is_some() {
                 self.delack_deadline = None;
-                return Some(self.ack(now));
+                return Some(self.ack());
             }
             self.delack_deadline = Some(now + self.delack_interval_ns);
             return None;
         }
         self.delack_deadline = None;
-        Some(self.ack(now))
+        Some(self.ack())
     }
 
     /// The delayed-ack timer fired at `now`.
@@ -98,7 +94,7 @@ impl TcpSink {
         match self.delack_deadline {
             Some(d) if d <= now => {
                 self.delack_deadline = None;
-                Some(self.ack(now))
+                Some(self.ack())
             }
             _ => None,
         }
@@ -140,9 +136,8 @@ impl TcpSink {
         b
     }
 
-    fn ack(&self, now: SimTime) -> Packet {
-        let mut a = Packet::new(Kind::Ack, self.flow, self.next_expected, 40, now);
-        a.sent_ns = self.last_ts;
+    fn ack(&self) -> Packet {
+        let mut a = Packet::new(Kind::Ack, self.flow, self.next_expected, 40);
         if self.sack {
             let n = self.recent.len().min(MAX_SACK_BLOCKS);
             a.sack[..n].copy_from_slice(&self.recent[..n]);
@@ -157,7 +152,7 @@ mod tests {
     use super::*;
 
     fn data(seq: u32) -> Packet {
-        Packet::new(Kind::Data, 0, seq, 1000, 0)
+        Packet::new(Kind::Data, 0, seq, 1000)
     }
 
     #[test]

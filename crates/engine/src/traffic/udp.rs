@@ -28,7 +28,7 @@ impl UdpSource {
 
     /// Emit one packet at `now`; returns it and when the next one is due.
     pub fn emit(&mut self, now: SimTime) -> (Packet, Option<SimTime>) {
-        let p = Packet::new(Kind::Udp, self.flow, self.next_seq, self.packet_size, now);
+        let p = Packet::new(Kind::Udp, self.flow, self.next_seq, self.packet_size);
         self.next_seq = self.next_seq.wrapping_add(1);
         self.sent += 1;
         (

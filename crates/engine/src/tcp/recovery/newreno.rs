@@ -81,7 +81,7 @@ fn partial_ack(s: &mut TcpSender, ack: i64, now: SimTime, out: &mut Vec<Packet>)
     }
     if s.rtt.active && ack >= s.rtt.timed_seq {
         s.rtt.active = false;
-        s.rtt.backoff = 1;
+        s.rtt.reset_backoff();
     }
     s.output(ack + 1, now, out);
 }

@@ -151,7 +151,7 @@ pub fn on_ack(s: &mut TcpSender, pkt: &Packet, now: SimTime, out: &mut Vec<Packe
             x.scb.update(ack, pkt.sack_blocks());
             x.pipe -= 1;
             s.newtimer(ack, now);
-            s.rtt.backoff = 1;
+            s.rtt.reset_backoff();
         } else if !st(s).after_timeout {
             let highest = s.highest_ack;
             let x = st(s);
