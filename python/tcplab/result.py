@@ -17,16 +17,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from tcplab.metrics import jain_index  # re-exported: it lives with the other metrics
+
 __all__ = ["Result", "jain_index", "compute_metrics"]
-
-
-def jain_index(x) -> float:
-    """Jain's fairness index (Σx)² / (n·Σx²): 1 when all equal, 1/n when one takes all."""
-    x = np.asarray(x, dtype=float)
-    if x.size == 0:
-        return float("nan")
-    s2 = float(np.sum(x * x))
-    return float(np.sum(x) ** 2 / (x.size * s2)) if s2 > 0 else 1.0
 
 
 def compute_metrics(flows: pd.DataFrame, links: pd.DataFrame, reference_bps: float, measured_s: float) -> dict:
@@ -94,6 +87,13 @@ class Result:
             traces=dict(raw.get("traces") or {}),
             wall_s=wall_s,
         )
+
+    def plot(self, kind: str = "cwnd", **kwargs):
+        """A paper-style figure of this run's traces (`tcplab.plots.plot`):
+        kind = cwnd | queue | seq | rate; returns the matplotlib Figure."""
+        from tcplab.plots import plot
+
+        return plot(self, kind, **kwargs)
 
     def to_dict(self) -> dict:
         """The JSON summary (`summary.json`): everything but the traces."""
