@@ -114,6 +114,7 @@ def _queue(res, tr, sel, lo, hi, link=0, **_):
     if q.empty:
         have = sorted(tr["queue"]["link"].unique().tolist())
         raise UserError(f"plot: no queue trace for link {link} (traced links: {have})")
+    q = _thin(q, lo, hi)
     fig = Figure(figsize=(7, 3.4), layout="constrained")
     ax = fig.subplots()
     t = np.r_[q["t"].to_numpy(), hi]
@@ -231,6 +232,18 @@ def _window(df: pd.DataFrame, lo: float, hi: float) -> pd.DataFrame:
     if len(before):
         keep[df.loc[before].groupby(key, sort=False).tail(1).index.to_numpy()] = True
     return df[keep].reset_index(drop=True)
+
+
+def _thin(q: pd.DataFrame, lo: float, hi: float, bins: int = 3000) -> pd.DataFrame:
+    """A queue trace with at most two rows per time bin — those of the largest
+    and smallest occupancy — when it has far more rows than the figure has
+    pixels: the envelope looks the same and a million-row trace draws in a second."""
+    if len(q) <= 4 * bins:
+        return q
+    b = np.floor((q["t"].to_numpy() - lo) / (hi - lo) * bins).astype(np.int64)
+    g = q["packets"].groupby(b)
+    keep = np.union1d(g.idxmax().to_numpy(), g.idxmin().to_numpy())
+    return q.loc[keep].reset_index(drop=True)
 
 
 def _select_flows(flows: pd.DataFrame, ids) -> pd.DataFrame:
