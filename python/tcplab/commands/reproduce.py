@@ -1,0 +1,80 @@
+"""`tcplab reproduce PAPER|all`: every claim of a paper, with a figure and a verdict.
+
+Papers: parallel-aimd (C), triple-slowstart (D); adaptivity (A) and alpha-beta
+(B) are not yet available. Writes OUT/<paper>/index.html (the report),
+OUT/<paper>/claims.json (a list of {id, verdict, measured, paper, note, ...}),
+the figures as PNG and SVG, the data as Parquet, and OUT/index.html. Runs are
+cached under OUT/<paper>/cache/ (sweeps in the results store), so a second
+run with the same OUT computes nothing again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+
+def register(sub) -> None:
+    p = sub.add_parser("reproduce", help="reproduce the papers' claims: figures, verdicts, HTML report",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("paper", metavar="PAPER|all",
+                   help="parallel-aimd, triple-slowstart (adaptivity, alpha-beta: not yet available), or all")
+    p.add_argument("--claims", metavar="ID,...", help="only these claims, e.g. C1,D2")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--quick", dest="mode", action="store_const", const="quick",
+                      help="shorter runs, coarser axes (default; C+D in a few minutes on 2 cores)")
+    mode.add_argument("--full", dest="mode", action="store_const", const="full",
+                      help="the papers' durations and axis resolution")
+    mode.add_argument("--tiny", dest="mode", action="store_const", const="tiny", help=argparse.SUPPRESS)
+    p.set_defaults(mode="quick")
+    p.add_argument("--engine", choices=("packet", "ns2"), default="packet",
+                   help="simulator for the packet-level claims (default: packet)")
+    p.add_argument("--out", metavar="DIR", default="reports", help="report directory (default: reports/)")
+    p.add_argument("--jobs", type=int, metavar="N", help="sweep workers (default: every core)")
+    p.set_defaults(func=main)
+
+
+def main(args) -> int:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from tcplab.errors import UserError
+    from tcplab.reproduce import LETTERS, PAPERS, check_claim_ids, load_paper, reproduce
+
+    if args.jobs is not None and args.jobs < 1:
+        raise UserError(f"--jobs: expected a whole number ≥ 1, got {args.jobs}")
+    claims = [c.strip().upper() for c in args.claims.split(",") if c.strip()] if args.claims else None
+    if claims:
+        check_claim_ids(claims)
+    if args.paper == "all":
+        papers = list(PAPERS)
+        if claims:  # only the papers the claims belong to
+            papers = [s for s in papers if any(LETTERS.get(c[0]) == s for c in claims)]
+    else:
+        load_paper(args.paper)  # UserError if unknown
+        papers = [args.paper]
+        if claims:
+            mine = [c for c in claims if LETTERS.get(c[0]) == args.paper]
+            if not mine:
+                raise UserError(f"--claims: none of {', '.join(claims)} belongs to {args.paper}")
+    console = Console(stderr=True)
+    t0 = time.perf_counter()
+    done = {}
+    progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TextColumn("{task.fields[claim]}"), TimeElapsedColumn(), console=console)
+    with progress:
+        for slug in papers:
+            if PAPERS[slug] is None:
+                progress.console.print(f"[yellow]{slug}: not yet available (its traffic features are being "
+                                       f"built); skipped[/yellow]")
+                continue
+            done[slug] = reproduce(slug, claims, args.mode, args.engine, args.out, args.jobs, progress)
+    wall = time.perf_counter() - t0
+    for slug, verdicts in done.items():
+        print(f"\n{slug} ({args.out}/{slug}/index.html)")
+        for v in verdicts:
+            print(f"  {v.id:4} {v.verdict:15} {v.measured}")
+    print(f"\n{sum(len(v) for v in done.values())} claims in {wall:.0f} s; index: {args.out}/index.html",
+          file=sys.stderr)
+    return 0

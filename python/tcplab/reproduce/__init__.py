@@ -1,0 +1,393 @@
+"""`tcplab reproduce`: every claim of the four papers, with a figure and a verdict.
+
+One module per paper declares a :class:`Paper`: its setup (a table for the
+report) and its claims. A claim is an id (``"C1"``), the paper's statement,
+the criterion we judge it by, and a function ``check(ctx) -> Outcome`` that
+runs what the claim needs (through ``ctx``: sweeps cached in the results store,
+traced runs cached as Parquet, fluid runs), draws the figure (same axes and
+series as the paper) and returns the verdict with the measured numbers.
+
+    >>> from tcplab.reproduce import reproduce
+    >>> verdicts = reproduce("triple-slowstart", claims=["D3"], out="reports")
+
+Verdicts are ``reproduced``, ``partly`` or ``not-reproduced``. A claim whose
+mechanism the engine does not have yet (RED, the threshold-dropper) declares
+``requires``; while the schema rejects it, the claim is reported as
+``not-reproduced`` with the reason, and it fills in by itself once the engine
+accepts it. Papers A and B slot in by adding a module and one line to
+:data:`PAPERS`.
+
+`out/<paper>/claims.json` (a list of ``{id, verdict, measured, paper, note}``
+plus ``title``, ``criterion``, ``values``, ``figures``) is the interface
+scripts rely on; `report.py` writes the HTML beside it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import pandas as pd
+
+from tcplab.errors import UserError
+
+VERDICTS = ("reproduced", "partly", "not-reproduced")
+MODES = ("quick", "full", "tiny")  # tiny: for tests only (seconds)
+
+#: paper slug → module (None: not written yet). The order is the report's.
+PAPERS: dict[str, str | None] = {
+    "adaptivity": None,  # paper A: its traffic features are being built
+    "alpha-beta": None,  # paper B: likewise
+    "parallel-aimd": "tcplab.reproduce.parallel_aimd",
+    "triple-slowstart": "tcplab.reproduce.triple_slowstart",
+}
+#: claim-id letter → paper slug
+LETTERS = {"A": "adaptivity", "B": "alpha-beta", "C": "parallel-aimd", "D": "triple-slowstart"}
+
+
+@dataclass
+class Outcome:
+    """What a claim's check found."""
+
+    verdict: str
+    measured: str  # the measured numbers, one or two sentences
+    note: str = ""  # why the verdict (mechanism, what differs, what was tried)
+    values: dict = field(default_factory=dict)  # the numbers, for scripts
+    figures: list[str] = field(default_factory=list)  # stems under out/<paper>/ (.png, .svg)
+    data: dict[str, pd.DataFrame] = field(default_factory=dict)  # written as data/<id>-<name>.parquet
+
+    def __post_init__(self):
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
+
+
+@dataclass
+class Claim:
+    id: str
+    title: str
+    paper: str  # the paper's statement (what we hold the measurement against)
+    criterion: str  # how the verdict is decided, with its tolerance
+    check: Callable[["Context"], Outcome]
+    figure: str = ""  # which figure(s) of the paper
+    requires: tuple[str, ...] = ()  # engine features, see FEATURES
+
+
+@dataclass
+class Paper:
+    slug: str
+    letter: str
+    title: str
+    source: str  # the paper's file under /work/shared/papers
+    setup: list[tuple[str, str]]  # (parameter, value) rows of the report's setup table
+    claims: list[Claim]
+    summary: str = ""  # one paragraph for the report's end (optional)
+
+
+@dataclass
+class Verdict:
+    """A claim's entry in claims.json."""
+
+    id: str
+    title: str
+    verdict: str
+    measured: str
+    paper: str
+    note: str
+    criterion: str
+    figure: str
+    values: dict
+    figures: list[str]
+    wall_s: float
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "verdict": self.verdict, "measured": self.measured, "paper": self.paper,
+                "note": self.note, "title": self.title, "criterion": self.criterion, "figure": self.figure,
+                "values": self.values, "figures": self.figures, "wall_s": round(self.wall_s, 2)}
+
+
+# --- engine features some claims need -----------------------------------------------------
+
+#: feature → a scenario fragment the engine must accept (see `feature_missing`)
+FEATURES = {
+    "red": {"topology": {"bottleneck": {"queue": "red"}}},
+    "threshold-dropper": {"topology": {"bottleneck": {"queue": "threshold"}}},
+}
+
+
+def feature_missing(feature: str) -> str | None:
+    """None if the engine's schema accepts `feature`, else the reason it does not."""
+    from tcplab.scenario import apply_overrides, resolve
+
+    base = {"duration": "1s", "topology": {"bottleneck": {"rate": "1Mbps", "delay": "1ms", "buffer": 10},
+                                           "access": {"rate": "10Mbps", "delay": "1ms", "buffer": 100},
+                                           "sink_access": {"rate": "10Mbps", "delay": "1ms", "buffer": 100}},
+            "flows": {"tcp": {"kind": "tcp"}}}
+    frag = FEATURES[feature]
+    sc = apply_overrides(base, [("topology.bottleneck.queue", frag["topology"]["bottleneck"]["queue"])])
+    try:
+        resolve(sc)
+    except UserError as exc:
+        return str(exc)
+    return None
+
+
+# --- the context a check runs in --------------------------------------------------------------
+
+
+class Context:
+    """What a claim's check may use: the mode, the engine, cached runs, figure output.
+
+    Caches live under ``out/<paper>/cache/``: sweeps in the sweep results store
+    (one Parquet row per point, keyed by the resolved scenario and engine
+    version), traced runs as Parquet tables keyed the same way, so a second
+    `tcplab reproduce` computes nothing it has already computed.
+    """
+
+    def __init__(self, paper: Paper, out: Path, mode: str, engine: str, jobs: int | None = None,
+                 progress=None):
+        self.paper = paper
+        self.root = Path(out) / paper.slug
+        self.mode = mode
+        self.engine = engine
+        self.jobs = jobs
+        self.progress = progress  # a rich Progress (or None): stopped while a sweep draws its own bar
+        self.figures: list[str] = []
+        self.cache = self.root / "cache"
+        self.memo: dict = {}  # results several claims share (e.g. one table over B)
+
+    @property
+    def quick(self) -> bool:
+        return self.mode != "full"
+
+    def pick(self, tiny, quick, full):
+        """The value for the current mode."""
+        return {"tiny": tiny, "quick": quick, "full": full}[self.mode]
+
+    # runs ----------------------------------------------------------------------------------
+
+    def sweep(self, name: str, scenario: str | dict, axes: dict, set: dict | None = None,
+              replications: int = 1, engine: str | None = None) -> pd.DataFrame:
+        """Run a grid through the sweep machinery (parallel, cached); one row per point
+        with the axis columns, `replication`, `seed`, `status` and the flat metrics."""
+        from tcplab.sweep import Store, parse_sweep, plan, run_sweep
+
+        engine = engine or self.engine
+        data = {"name": f"{self.paper.slug}-{name}", "engine": engine, "replications": replications,
+                "scenario": str(_repo_path(scenario)) if isinstance(scenario, str) else scenario,
+                "set": set or {}, "axes": axes}
+        sw = parse_sweep(data)
+        where = self.cache / "sweeps" / name
+        planned = plan(sw)
+        stored = Store(where).statuses() if (where / "store").is_dir() else {}
+        todo = {p.key for p in planned} - {k for k, s in stored.items() if s == "ok"}
+        if todo and self.progress is not None:
+            self.progress.stop()
+        try:
+            run_sweep(sw, where, jobs=self.jobs, planned=planned, retry_failed=True,
+                      progress=bool(todo) and self.progress is not None,
+                      console=self.progress.console if self.progress is not None else None)
+        finally:
+            if todo and self.progress is not None:
+                self.progress.start()
+        df = Store(where).frame()
+        keys = {p.key for p in planned}
+        df = df[df["key"].isin(keys)].copy()
+        bad = df[df["status"] != "ok"]
+        if len(bad):
+            raise UserError(f"sweep {name}: {len(bad)} point(s) failed, e.g. {bad['error'].iloc[0]}")
+        return df
+
+    def run(self, scenario: str | dict, overrides=(), trace=("cwnd", "drops"), engine: str | None = None):
+        """One traced run, cached as Parquet under cache/runs/<key>/: returns a
+        `CachedRun` with scenario, metrics, flows, links and canonical traces."""
+        from tcplab.scenario import apply_overrides, read_toml, resolve
+        from tcplab.sweep.engines import engine_version
+        from tcplab.sweep.keys import point_key
+
+        engine = engine or self.engine
+        sc = read_toml(_repo_path(scenario)) if isinstance(scenario, str) else dict(scenario)
+        sc = apply_overrides(sc, overrides)
+        sc = apply_overrides(sc, [("trace.series", list(trace))])
+        resolved = resolve(sc)
+        key = point_key(resolved, engine, engine_version(engine))
+        where = self.cache / "runs" / key
+        if (where / "run.json").is_file():
+            return CachedRun.load(where)
+        from tcplab.api import run
+        from tcplab.traces import canonical
+
+        res = run(sc, engine=engine)
+        cr = CachedRun(res.scenario, res.metrics, res.flows, res.links, canonical(res.traces, res.links))
+        cr.save(where)
+        return cr
+
+    def fluid(self, **kwargs):
+        """tcplab.fluid(...) — milliseconds, so not cached."""
+        from tcplab.fluid import fluid
+
+        return fluid(**kwargs)
+
+    # figures -------------------------------------------------------------------------------
+
+    def save_figure(self, fig, stem: str) -> str:
+        """Write `fig` as out/<paper>/<stem>.png and .svg; returns the stem."""
+        import matplotlib.pyplot as plt
+
+        self.root.mkdir(parents=True, exist_ok=True)
+        for ext in ("png", "svg"):
+            fig.savefig(self.root / f"{stem}.{ext}", dpi=120, bbox_inches="tight")
+        plt.close(fig)
+        return stem
+
+
+@dataclass
+class CachedRun:
+    """A traced run as stored in the reproduce cache (same attribute names as `Result`)."""
+
+    scenario: dict
+    metrics: dict
+    flows: pd.DataFrame
+    links: pd.DataFrame
+    traces: dict
+
+    def save(self, where: Path) -> None:
+        where.mkdir(parents=True, exist_ok=True)
+        for name, df in self.traces.items():
+            df.to_parquet(where / f"{name}.parquet", index=False)
+        self.flows.to_parquet(where / "flows.parquet", index=False)
+        self.links.to_parquet(where / "links.parquet", index=False)
+        tmp = where / ".run.json.tmp"
+        tmp.write_text(json.dumps({"scenario": self.scenario, "metrics": self.metrics,
+                                   "traces": sorted(self.traces)}, default=float))
+        tmp.replace(where / "run.json")  # written last: its presence means the run is whole
+
+    @classmethod
+    def load(cls, where: Path) -> "CachedRun":
+        meta = json.loads((where / "run.json").read_text())
+        traces = {n: pd.read_parquet(where / f"{n}.parquet") for n in meta["traces"]}
+        return cls(meta["scenario"], meta["metrics"], pd.read_parquet(where / "flows.parquet"),
+                   pd.read_parquet(where / "links.parquet"), traces)
+
+
+def _repo_path(p: str) -> Path:
+    """Scenario paths in the paper modules are relative to the repository root."""
+    path = Path(p)
+    if path.is_absolute() or path.exists():
+        return path
+    return Path(__file__).resolve().parents[3] / p
+
+
+# --- registry and driver ----------------------------------------------------------------------
+
+
+def load_paper(slug: str) -> Paper | None:
+    """The Paper of `slug`; None if it is not written yet; UserError if unknown."""
+    if slug not in PAPERS:
+        raise UserError(f"unknown paper {slug!r}; expected one of {', '.join(PAPERS)} or all")
+    mod = PAPERS[slug]
+    return None if mod is None else importlib.import_module(mod).PAPER
+
+
+def select_claims(paper: Paper, ids: list[str] | None) -> list[Claim]:
+    if not ids:
+        return list(paper.claims)
+    return [c for c in paper.claims if c.id in ids]
+
+
+def check_claim_ids(ids: list[str]) -> None:
+    """UserError naming any id that belongs to no paper's claims."""
+    known: set[str] = set()
+    pending_letters = {letter for letter, slug in LETTERS.items() if PAPERS[slug] is None}
+    for slug, mod in PAPERS.items():
+        if mod is not None:
+            known |= {c.id for c in load_paper(slug).claims}
+    bad = [i for i in ids if i not in known and not (i[:1] in pending_letters and i[1:].isdigit())]
+    if bad:
+        raise UserError(f"--claims: unknown claim id(s) {', '.join(bad)}; known: {', '.join(sorted(known, key=_id_order))}")
+
+
+def _id_order(i: str):
+    return (i[0], int(i[1:]) if i[1:].isdigit() else 0)
+
+
+def run_claim(claim: Claim, ctx: Context) -> Verdict:
+    t0 = time.perf_counter()
+    missing = [(f, why) for f in claim.requires if (why := feature_missing(f))]
+    if missing:
+        names = ", ".join(f for f, _ in missing)
+        out = Outcome("not-reproduced", "not run",
+                      f"needs {names} in the packet engine (issue 5); the schema rejects it today "
+                      f"({missing[0][1]}). The run is declared in the claim and fills in once the engine has it.")
+    else:
+        out = claim.check(ctx)
+    root = ctx.root / "data"
+    for name, df in out.data.items():
+        root.mkdir(parents=True, exist_ok=True)
+        df.to_parquet(root / f"{claim.id}-{name}.parquet", index=False)
+    return Verdict(claim.id, claim.title, out.verdict, out.measured, claim.paper, out.note, claim.criterion,
+                   claim.figure, _plain(out.values), out.figures, time.perf_counter() - t0)
+
+
+def _plain(v):
+    """JSON-safe values (numpy scalars, NaN → None)."""
+    import math
+
+    import numpy as np
+
+    if isinstance(v, dict):
+        return {str(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple, np.ndarray)):
+        return [_plain(x) for x in v]
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (float, np.floating)):
+        return None if not math.isfinite(float(v)) else round(float(v), 6)
+    return v
+
+
+def reproduce(paper: str, claims: list[str] | None = None, mode: str = "quick", engine: str = "packet",
+              out: str | Path = "reports", jobs: int | None = None, progress=None) -> list[Verdict]:
+    """Check the claims of one paper; write out/<paper>/{claims.json,index.html,*.png,*.svg,data/}.
+    Returns the verdicts (empty if the paper is not written yet or no claim was selected)."""
+    from tcplab.reproduce import report
+
+    if mode not in MODES:
+        raise UserError(f"mode: expected one of {', '.join(MODES)}, got {mode!r}")
+    p = load_paper(paper)
+    if p is None:
+        return []
+    chosen = select_claims(p, claims)
+    if not chosen:
+        return []
+    ctx = Context(p, Path(out), mode, engine, jobs, progress)
+    ctx.root.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    task = progress.add_task(p.slug, total=len(chosen), claim="") if progress is not None else None
+    verdicts = []
+    for c in chosen:
+        if progress is not None:
+            progress.update(task, claim=c.id)
+        verdicts.append(run_claim(c, ctx))
+        if progress is not None:
+            progress.update(task, advance=1)
+    wall = time.perf_counter() - t0
+    # a run of a few claims keeps the others' earlier verdicts in claims.json
+    previous = {}
+    path = ctx.root / "claims.json"
+    if claims and path.is_file():
+        try:
+            previous = {d["id"]: d for d in json.loads(path.read_text())}
+        except (json.JSONDecodeError, KeyError, TypeError):
+            previous = {}
+    merged = dict(previous)
+    merged.update({v.id: v.to_json() for v in verdicts})
+    order = [c.id for c in p.claims]
+    rows = [merged[i] for i in order if i in merged]
+    path.write_text(json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
+    report.write_paper(p, rows, ctx, wall)
+    report.write_index(Path(out))
+    return verdicts

@@ -1,0 +1,127 @@
+"""HTML reports: out/<paper>/index.html (setup, one section per claim, summary) and
+out/index.html (the papers with a verdict table). Plain HTML, no scripts, so the
+reports open from disk and survive being mailed around."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import html
+import json
+from pathlib import Path
+
+STYLE = """
+body { font-family: system-ui, sans-serif; max-width: 980px; margin: 2em auto; padding: 0 1em; color: #222; line-height: 1.45 }
+h1 { font-size: 1.5em } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ddd }
+table { border-collapse: collapse; margin: 1em 0 } td, th { border: 1px solid #ccc; padding: 4px 8px; vertical-align: top; text-align: left }
+th { background: #f4f4f4 } .v { font-weight: 600; padding: 2px 8px; border-radius: 4px; white-space: nowrap }
+.reproduced { background: #d8f0d8; color: #185818 } .partly { background: #fbeec8; color: #6b4d00 }
+.not-reproduced { background: #f6d5d5; color: #7a1b1b } .pending { background: #e6e6e6; color: #555 }
+figure { margin: 1em 0 } figure img { max-width: 100%; border: 1px solid #eee } figcaption { font-size: .85em; color: #555 }
+.claim { margin-bottom: 2.5em } dl { display: grid; grid-template-columns: 9em 1fr; gap: .3em 1em } dt { font-weight: 600; color: #555 }
+code { background: #f4f4f4; padding: 0 3px }
+"""
+
+
+def _e(s) -> str:
+    return html.escape(str(s))
+
+
+def _code(s: str) -> str:
+    """Escape, then turn `x` into <code>x</code>."""
+    parts = _e(s).split("`")
+    return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
+
+
+def badge(verdict: str) -> str:
+    return f'<span class="v {_e(verdict)}">{_e(verdict)}</span>'
+
+
+def _page(title: str, body: str) -> str:
+    return (f"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{_e(title)}</title>"
+            f"<style>{STYLE}</style></head><body>\n{body}\n</body></html>\n")
+
+
+def counts(rows: list[dict]) -> dict[str, int]:
+    out = {"reproduced": 0, "partly": 0, "not-reproduced": 0}
+    for r in rows:
+        out[r["verdict"]] = out.get(r["verdict"], 0) + 1
+    return out
+
+
+def write_paper(paper, rows: list[dict], ctx, wall_s: float) -> Path:
+    """out/<paper>/index.html from the claims.json rows."""
+    b = [f"<p><a href=\"../index.html\">← all papers</a></p>",
+         f"<h1>Paper {paper.letter}: {_e(paper.title)}</h1>",
+         f"<p>Source: <code>{_e(paper.source)}</code> (see <code>../shared/PAPERS.md</code>). "
+         f"Mode <b>{_e(ctx.mode)}</b>, engine <b>{_e(ctx.engine)}</b>, this run {wall_s:.0f} s, "
+         f"written {_dt.datetime.now().strftime('%Y-%m-%d %H:%M')}. Machine-readable verdicts: "
+         f"<a href=\"claims.json\">claims.json</a>; data: <code>data/*.parquet</code>.</p>",
+         "<h2>Setup</h2><table><tr><th>parameter</th><th>value</th></tr>"]
+    b += [f"<tr><td>{_e(k)}</td><td>{_code(v)}</td></tr>" for k, v in paper.setup]
+    b.append("</table>")
+    b.append("<h2>Verdicts</h2>" + verdict_table(rows, link=True))
+    for r in rows:
+        b.append(f'<div class="claim" id="{_e(r["id"])}"><h2>{_e(r["id"])} — {_e(r.get("title", ""))} '
+                 f'{badge(r["verdict"])}</h2><dl>'
+                 f'<dt>paper ({_e(r.get("figure", ""))})</dt><dd>{_e(r["paper"])}</dd>'
+                 f'<dt>measured</dt><dd>{_code(r["measured"])}</dd>'
+                 f'<dt>criterion</dt><dd>{_code(r.get("criterion", ""))}</dd>'
+                 f'<dt>why</dt><dd>{_code(r["note"])}</dd></dl>')
+        for stem in r.get("figures", []):
+            b.append(f'<figure><img src="{_e(stem)}.png" alt="{_e(stem)}">'
+                     f'<figcaption>{_e(stem)} (<a href="{_e(stem)}.svg">SVG</a>)</figcaption></figure>')
+        b.append("</div>")
+    c = counts(rows)
+    b.append("<h2>Summary</h2>")
+    b.append(f"<p>{c['reproduced']} reproduced, {c['partly']} partly, {c['not-reproduced']} not reproduced "
+             f"of {len(rows)} claims.</p>")
+    if paper.summary:
+        b.append(f"<p>{_code(paper.summary)}</p>")
+    for r in rows:
+        if r["verdict"] != "reproduced":
+            b.append(f"<p><b>{_e(r['id'])}</b> ({_e(r['verdict'])}): {_code(r['note'])}</p>")
+    path = ctx.root / "index.html"
+    path.write_text(_page(f"Paper {paper.letter}: {paper.title}", "\n".join(b)))
+    return path
+
+
+def verdict_table(rows: list[dict], link: bool = False, prefix: str = "") -> str:
+    out = ["<table><tr><th>claim</th><th>verdict</th><th>measured</th><th>paper</th></tr>"]
+    for r in rows:
+        cid = _e(r["id"])
+        name = f'<a href="{prefix}#{cid}">{cid}</a>' if link else cid
+        out.append(f"<tr><td>{name}</td><td>{badge(r['verdict'])}</td><td>{_code(r['measured'])}</td>"
+                   f"<td>{_e(r['paper'])}</td></tr>")
+    out.append("</table>")
+    return "".join(out)
+
+
+def write_index(out: Path) -> Path:
+    """out/index.html: every paper, with what its claims.json holds (or that it is not yet available)."""
+    from tcplab.reproduce import LETTERS, PAPERS, load_paper
+
+    b = ["<h1>tcplab reproduce</h1>",
+         "<p>Each paper's claims (see <code>../shared/PAPERS.md</code>), with a figure and a verdict "
+         "(reproduced / partly / not-reproduced) against the paper's statement.</p>",
+         "<table><tr><th>paper</th><th>claims</th><th>reproduced</th><th>partly</th><th>not reproduced</th></tr>"]
+    sections = []
+    letter_of = {v: k for k, v in LETTERS.items()}
+    for slug, mod in PAPERS.items():
+        f = out / slug / "claims.json"
+        title = load_paper(slug).title if mod is not None else "not yet available"
+        if mod is None or not f.is_file():
+            b.append(f"<tr><td>{letter_of[slug]}: {_e(slug)} — {_e(title)}</td><td colspan=4>"
+                     f"<span class=\"v pending\">{'not yet available' if mod is None else 'not run'}</span></td></tr>")
+            continue
+        rows = json.loads(f.read_text())
+        c = counts(rows)
+        b.append(f'<tr><td><a href="{slug}/index.html">{letter_of[slug]}: {_e(slug)}</a> — {_e(title)}</td>'
+                 f"<td>{len(rows)}</td><td>{c['reproduced']}</td><td>{c['partly']}</td><td>{c['not-reproduced']}</td></tr>")
+        sections.append(f'<h2><a href="{slug}/index.html">{letter_of[slug]}: {_e(title)}</a></h2>'
+                        + verdict_table(rows, link=True, prefix=f"{slug}/index.html"))
+    b.append("</table>")
+    b += sections
+    path = out / "index.html"
+    out.mkdir(parents=True, exist_ok=True)
+    path.write_text(_page("tcplab reproduce", "\n".join(b)))
+    return path
