@@ -36,7 +36,7 @@ import pandas as pd
 
 __all__ = ["canonical", "load_run", "payload_bytes", "base_rtt_s"]
 
-TABLES = ("tcp", "sends", "queue", "drops")
+TABLES = ("tcp", "sends", "queue", "drops", "udp")
 
 
 def canonical(traces: dict, links: pd.DataFrame | None = None) -> dict:
@@ -66,6 +66,8 @@ def canonical(traces: dict, links: pd.DataFrame | None = None) -> dict:
         d["link"] = _link_ids(d["link"], links)
         cols = ["t", "link", "flow"] + (["seq"] if "seq" in d else [])
         out["drops"] = _by_time(d[cols])
+    if "udp" in traces:  # every UDP packet delivered: t, flow, seq
+        out["udp"] = _by_time(traces["udp"])
     return out
 
 

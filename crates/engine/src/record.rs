@@ -49,12 +49,20 @@ pub struct DropLog {
 }
 
 #[derive(Default)]
+pub struct UdpLog {
+    t: Vec<f64>,
+    flow: Vec<i64>,
+    seq: Vec<i64>,
+}
+
+#[derive(Default)]
 pub struct Recorder {
     pub tcp_every_change: bool,
     pub tcp: Option<TcpStateLog>,
     pub sends: Option<SendLog>,
     pub queue: Option<QueueLog>,
     pub drops: Option<DropLog>,
+    pub udp: Option<UdpLog>,
     pub interval_ns: SimTime,
 }
 
@@ -68,6 +76,7 @@ impl Recorder {
             sends: has(TraceKind::Seq).then(SendLog::default),
             queue: has(TraceKind::Queue).then(QueueLog::default),
             drops: has(TraceKind::Drops).then(DropLog::default),
+            udp: has(TraceKind::Udp).then(UdpLog::default),
             interval_ns: spec.interval.0,
         }
     }
@@ -117,6 +126,15 @@ impl Recorder {
             d.link.push(link as i64);
             d.flow.push(flow as i64);
             d.seq.push(seq as i64);
+        }
+    }
+
+    #[inline]
+    pub fn udp_delivered(&mut self, now: SimTime, flow: u32, seq: u32) {
+        if let Some(l) = &mut self.udp {
+            l.t.push(secs(now));
+            l.flow.push(flow as i64);
+            l.seq.push(seq as i64);
         }
     }
 
@@ -188,6 +206,16 @@ impl Recorder {
                     ("link", Column::I64(d.link)),
                     ("flow", Column::I64(d.flow)),
                     ("seq", Column::I64(d.seq)),
+                ],
+            });
+        }
+        if let Some(u) = self.udp {
+            out.push(Table {
+                name: "udp",
+                columns: vec![
+                    ("t", Column::F64(u.t)),
+                    ("flow", Column::I64(u.flow)),
+                    ("seq", Column::I64(u.seq)),
                 ],
             });
         }

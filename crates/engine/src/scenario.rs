@@ -159,34 +159,198 @@ pub enum Variant {
 }
 
 /// A rate over time for a UDP source: a constant (`rate = "0.5Mbps"`) or a
-/// shape table (`rate = { shape = "...", ... }`, added with the background
-/// traffic issue). The enum is the extension point for sine, sum of sines,
-/// piecewise-linear and on/off shapes.
+/// shape table (`rate = { shape = "sine", mean = "0.5Mbps", amplitude =
+/// "0.5Mbps", frequency = "0.4Hz" }`). Every shape is clipped at 0 and paced
+/// exactly (see `traffic::shape`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum RateShape {
     Constant(Rate),
+    Shaped(ShapeSpec),
+}
+
+/// Which shape a `rate = { shape = ... }` table describes.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ShapeKind {
+    /// r(t) = mean + amplitude·sin(2πf·t + phase), clipped at 0 (paper A: mean = amplitude = C/2).
+    Sine,
+    /// r(t) = offset + Σ aᵢ·sin(2πfᵢ·t + φᵢ), clipped at 0 (paper A, Fig. 3:
+    /// C1 sin 2πf1t + C2 sin 2πf2t + C2).
+    Sines,
+}
+
+/// One sine component of a `sines` shape.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SineComponent {
+    pub amplitude: Rate,
+    pub frequency: Freq,
+    /// Radians at t = 0 (simulation time, not the flow's start).
+    #[serde(default)]
+    pub phase: f64,
+}
+
+/// The table form of a rate. Which keys apply depends on `shape`; the others
+/// are rejected by [`Scenario::resolve`] with their key path.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShapeSpec {
+    pub shape: ShapeKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean: Option<Rate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub amplitude: Option<Rate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frequency: Option<Freq>,
+    /// Radians at t = 0 of the simulation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<Rate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub components: Option<Vec<SineComponent>>,
 }
 
 impl Serialize for RateShape {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             RateShape::Constant(r) => r.serialize(s),
+            RateShape::Shaped(t) => t.serialize(s),
         }
     }
 }
 
 impl<'de> Deserialize<'de> for RateShape {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Rate::deserialize(d).map(RateShape::Constant)
+        use serde::de::{self, MapAccess, Visitor};
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RateShape;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a rate such as \"0.5Mbps\" or a shape table such as { shape = \"sine\", mean = \"0.5Mbps\", amplitude = \"0.5Mbps\", frequency = \"0.4Hz\" }")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RateShape, E> {
+                Rate::deserialize(de::value::StrDeserializer::<E>::new(v)).map(RateShape::Constant)
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<RateShape, E> {
+                Rate::deserialize(de::value::F64Deserializer::<E>::new(v)).map(RateShape::Constant)
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RateShape, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RateShape, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, m: A) -> Result<RateShape, A::Error> {
+                ShapeSpec::deserialize(de::value::MapAccessDeserializer::new(m))
+                    .map(RateShape::Shaped)
+            }
+        }
+        d.deserialize_any(V)
     }
 }
 
 impl RateShape {
-    /// Long-run mean rate in bit/s.
+    /// Long-run mean rate in bit/s (of the clipped shape).
     pub fn mean_bps(&self) -> f64 {
         match self {
             RateShape::Constant(r) => r.0,
+            RateShape::Shaped(_) => crate::traffic::shape::Shape::from_spec(self).mean_bps(),
         }
+    }
+
+    /// Check a shape table's keys and values; `path` is the key path of `rate`.
+    fn validate(&self, path: &str) -> Result<(), ScenarioError> {
+        let RateShape::Shaped(t) = self else {
+            return Ok(());
+        };
+        let allowed: &[&str] = match t.shape {
+            ShapeKind::Sine => &["mean", "amplitude", "frequency", "phase"],
+            ShapeKind::Sines => &["offset", "components"],
+        };
+        let present = [
+            ("mean", t.mean.is_some()),
+            ("amplitude", t.amplitude.is_some()),
+            ("frequency", t.frequency.is_some()),
+            ("phase", t.phase.is_some()),
+            ("offset", t.offset.is_some()),
+            ("components", t.components.is_some()),
+        ];
+        let shape_name = match t.shape {
+            ShapeKind::Sine => "sine",
+            ShapeKind::Sines => "sines",
+        };
+        if let Some((k, _)) = present.iter().find(|(k, set)| *set && !allowed.contains(k)) {
+            return Err(err(
+                format!("{path}.{k}"),
+                format!(
+                    "does not apply to shape = \"{shape_name}\" (it takes {})",
+                    allowed.join(", ")
+                ),
+            ));
+        }
+        let check_freq = |p: String, f: &Option<Freq>| -> Result<(), ScenarioError> {
+            match f {
+                None => Err(err(p, "missing; e.g. \"0.4Hz\"")),
+                Some(f) if !(f.0 > 0.0 && f.0.is_finite()) => Err(err(p, "must be positive")),
+                _ => Ok(()),
+            }
+        };
+        match t.shape {
+            ShapeKind::Sine => {
+                match t.mean {
+                    None => return Err(err(format!("{path}.mean"), "missing; e.g. \"0.5Mbps\"")),
+                    Some(m) if !(m.0 > 0.0) => {
+                        return Err(err(format!("{path}.mean"), "must be positive"))
+                    }
+                    _ => {}
+                }
+                if t.amplitude.is_none() {
+                    return Err(err(
+                        format!("{path}.amplitude"),
+                        "missing; e.g. \"0.5Mbps\" (amplitude > mean is clipped at 0)",
+                    ));
+                }
+                check_freq(format!("{path}.frequency"), &t.frequency)?;
+                if !t.phase.unwrap_or(0.0).is_finite() {
+                    return Err(err(
+                        format!("{path}.phase"),
+                        "must be a finite number of radians",
+                    ));
+                }
+            }
+            ShapeKind::Sines => {
+                let Some(comps) = &t.components else {
+                    return Err(err(
+                        format!("{path}.components"),
+                        "missing; e.g. [{ amplitude = \"0.25Mbps\", frequency = \"0.4Hz\" }]",
+                    ));
+                };
+                if comps.is_empty() {
+                    return Err(err(format!("{path}.components"), "needs at least one sine"));
+                }
+                for (i, c) in comps.iter().enumerate() {
+                    check_freq(
+                        format!("{path}.components[{i}].frequency"),
+                        &Some(c.frequency),
+                    )?;
+                    if !c.phase.is_finite() {
+                        return Err(err(
+                            format!("{path}.components[{i}].phase"),
+                            "must be a finite number of radians",
+                        ));
+                    }
+                }
+                let offset = t.offset.map_or(0.0, |o| o.0);
+                if !(offset > 0.0) {
+                    return Err(err(
+                        format!("{path}.offset"),
+                        "must be positive (the long-run mean before clipping)",
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -320,6 +484,9 @@ pub enum TraceKind {
     Queue,
     /// Every drop: time, link, flow.
     Drops,
+    /// Every UDP packet delivered to its sink: time, flow, sequence number
+    /// (the delivered background rate, paper A's "sending rates" plots).
+    Udp,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -481,6 +648,7 @@ impl Scenario {
                             "a UDP flow needs a rate, e.g. rate = \"0.5Mbps\"",
                         ));
                     };
+                    rate.validate(&format!("{p}.rate"))?;
                     if rate.mean_bps() <= 0.0 {
                         return Err(err(format!("{p}.rate"), "must be positive"));
                     }
@@ -603,10 +771,6 @@ fn check_link(path: &str, l: &LinkSpec, _is_bottleneck: bool) -> Result<(), Scen
     Ok(())
 }
 
-/// Frequencies are parsed here so that rate shapes can use them.
-#[allow(dead_code)]
-fn _uses(_: Freq) {}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -660,6 +824,44 @@ mod tests {
         assert_eq!(e.path, "topology.bottleneck.rate");
         let bad = MINIMAL.replace(r#""rate": "1Mbps""#, r#""rate": "-1Mbps""#);
         assert!(Scenario::from_json(&bad).is_err());
+    }
+
+    fn with_udp(rate: &str) -> String {
+        MINIMAL.replace(
+            r#""tcp": {"kind": "tcp"}"#,
+            &format!(r#""tcp": {{"kind": "tcp"}}, "bg": {{"kind": "udp", "rate": {rate}}}"#),
+        )
+    }
+
+    #[test]
+    fn bad_shapes_are_rejected_with_paths() {
+        let resolve = |r: &str| Scenario::from_json(&with_udp(r)).and_then(|s| s.resolve());
+        let e = resolve(
+            r#"{"shape": "sine", "mean": "-1Mbps", "amplitude": "1Mbps", "frequency": "1Hz"}"#,
+        )
+        .unwrap_err();
+        assert_eq!(e.path, "flows.bg.rate.mean");
+        let e =
+            resolve(r#"{"shape": "sine", "mean": 0, "amplitude": "1Mbps", "frequency": "1Hz"}"#)
+                .unwrap_err();
+        assert_eq!(e.path, "flows.bg.rate.mean");
+        let e = resolve(r#"{"shape": "sine", "mean": "1Mbps", "amplitude": "1Mbps"}"#).unwrap_err();
+        assert_eq!(e.path, "flows.bg.rate.frequency");
+        let e = resolve(r#"{"shape": "sine", "mean": "1Mbps", "amplitude": "1Mbps", "frequency": "1Hz", "offset": 3}"#).unwrap_err();
+        assert_eq!(e.path, "flows.bg.rate.offset");
+        let e = resolve(r#"{"shape": "sine", "mean": "1Mbps", "amplitude": "1Mbps", "frequency": "1Hz", "wobble": 3}"#).unwrap_err();
+        assert_eq!(e.path, "flows.bg.rate.wobble");
+        let e = resolve(r#"{"shape": "sines", "offset": "1Mbps", "components": [{"amplitude": "1Mbps", "frequency": 0}]}"#).unwrap_err();
+        assert_eq!(e.path, "flows.bg.rate.components[0].frequency");
+        let s = resolve(
+            r#"{"shape": "sine", "mean": "0.5Mbps", "amplitude": "0.5Mbps", "frequency": "0.4Hz"}"#,
+        )
+        .unwrap();
+        let again = Scenario::from_json(&s.to_json())
+            .unwrap()
+            .resolve()
+            .unwrap();
+        assert_eq!(s.to_json(), again.to_json());
     }
 
     #[test]

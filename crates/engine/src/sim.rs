@@ -176,13 +176,7 @@ impl Sim {
                 // forward: access fwd → bottleneck fwd → sink_access fwd
                 // reverse: sink_access rev → bottleneck rev → access rev
                 routes.push([[base, 0, base + 2], [base + 3, 1, base + 1]]);
-                let jitter = if g.start_jitter.0 > 0 {
-                    (Rng::stream(sc.seed, stream::FLOW_START, id as u64).uniform()
-                        * g.start_jitter.0 as f64) as SimTime
-                } else {
-                    0
-                };
-                let start = g.start.0 + jitter;
+                let start = flow_start(&sc, g, id);
                 let stop = g.stop.map_or(end, |s| s.0).min(end);
                 let agent = match g.kind {
                     FlowKind::Tcp => {
@@ -368,6 +362,7 @@ impl Sim {
             } => {
                 *received_packets += 1;
                 *received_bytes += p.size_bytes as u64;
+                self.rec.udp_delivered(now, p.flow, p.seq);
             }
         }
     }
@@ -595,6 +590,44 @@ fn single_input_links(n: usize, routes: &[[[u32; 3]; 2]]) -> Vec<bool> {
     (0..n)
         .map(|l| !shared[l] && matches!(upstream[l], Some(u) if u != AGENT))
         .collect()
+}
+
+/// When flow `id` of group `g` starts: `start + U[0, start_jitter]` from the
+/// flow's own stream.
+fn flow_start(sc: &Scenario, g: &crate::scenario::FlowGroup, id: u32) -> SimTime {
+    let jitter = if g.start_jitter.0 > 0 {
+        (Rng::stream(sc.seed, stream::FLOW_START, id as u64).uniform() * g.start_jitter.0 as f64)
+            as SimTime
+    } else {
+        0
+    };
+    g.start.0 + jitter
+}
+
+/// Departure times of UDP flow `flow` of a resolved scenario (None if that
+/// flow is not UDP): what the simulator sends, for exporters that must play
+/// the same schedule (the ns-2 backend's trace-driven sources).
+pub fn udp_departures(sc: &Scenario, flow: u32) -> Option<Vec<SimTime>> {
+    let end = sc.duration.0;
+    let mut id = 0u32;
+    for g in sc.flows.values() {
+        if flow < id + g.count {
+            if g.kind != FlowKind::Udp {
+                return None;
+            }
+            let start = flow_start(sc, g, flow);
+            let stop = g.stop.map_or(end, |s| s.0).min(end);
+            let shape = Shape::from_spec(g.rate.as_ref()?);
+            return Some(crate::traffic::udp::departures(
+                &shape,
+                g.packet_size,
+                start,
+                stop,
+            ));
+        }
+        id += g.count;
+    }
+    None
 }
 
 /// Parse, resolve and run a scenario given as JSON.

@@ -53,8 +53,46 @@ fn run_scenario<'py>(
     Ok((sc.to_json(), summary, traces))
 }
 
+/// Departure times (ns, little-endian int64 bytes) of UDP flow `flow` of a
+/// scenario: the schedule the packet engine sends, for the ns-2 export.
+#[pyfunction]
+fn udp_departures<'py>(
+    py: Python<'py>,
+    scenario_json: &str,
+    flow: u32,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let text = scenario_json.to_owned();
+    let times = py
+        .detach(move || {
+            let sc = Scenario::from_json(&text)?.resolve()?;
+            Ok(tcplab_engine::sim::udp_departures(&sc, flow))
+        })
+        .map_err(scenario_error)?
+        .ok_or_else(|| PyValueError::new_err(format!("flow {flow} is not a UDP flow")))?;
+    let bytes: Vec<u8> = times
+        .iter()
+        .flat_map(|t| (*t as i64).to_le_bytes())
+        .collect();
+    Ok(PyBytes::new(py, &bytes))
+}
+
+/// The rate (bit/s) a scenario normalizes throughput by (`measure.reference`;
+/// "free" subtracts the clipped mean of every UDP shape).
+#[pyfunction]
+fn reference_bps(py: Python<'_>, scenario_json: &str) -> PyResult<f64> {
+    let text = scenario_json.to_owned();
+    py.detach(move || {
+        Scenario::from_json(&text)
+            .and_then(|s| s.resolve())
+            .map(|s| s.reference_bps())
+    })
+    .map_err(scenario_error)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resolve_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(udp_departures, m)?)?;
+    m.add_function(wrap_pyfunction!(reference_bps, m)?)?;
     Ok(())
 }

@@ -89,6 +89,14 @@ _UDP_KEYS = {"kind", "count", "packet_size", "rate", "start", "start_jitter", "s
              "access", "sink_access"}
 _TRACE_KEYS = {"series", "interval"}
 
+#: UDP rate shapes ns-2 has no source for: the export plays the packet
+#: engine's own departure times through Application/Traffic/Trace.
+_TRACE_DRIVEN_SHAPES = ("sine", "sines")
+
+#: Tracefile records hold the gap to the next packet in whole microseconds
+#: (u_int32); the record after the last packet waits this long (~71 min).
+_TRACE_GAP_MAX_US = 2**32 - 1
+
 
 class Ns2Error(UserError):
     """ns-2 is missing or failed, or the scenario uses something the export
@@ -255,9 +263,10 @@ def _plan(scenario: dict) -> _Plan:
         elif kind == "udp":
             _check_keys(g, _UDP_KEYS, path)
             rate = _require(g, "rate", path)
-            if isinstance(rate, dict):
-                raise Ns2Error(f"{path}.rate: rate shapes ({rate.get('shape', 'table')}) "
-                               "are not exported to ns-2 yet; only a constant rate")
+            if isinstance(rate, dict) and rate.get("shape") not in _TRACE_DRIVEN_SHAPES:
+                raise Ns2Error(f"{path}.rate: rate shape {rate.get('shape')!r} is not exported "
+                               f"to ns-2 (it plays {', '.join(_TRACE_DRIVEN_SHAPES)} from a "
+                               "trace file, and constant rates with CBR)")
             size = _require(g, "packet_size", path)
             if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
                 raise Ns2Error(f"{path}.packet_size: expected whole bytes > 0, got {size!r}")
@@ -318,6 +327,30 @@ proc tcplab_link {a b rate delay limit} {
     $ns queue-limit $b $a $limit
 }
 
+# A trace-driven UDP source (Application/Traffic/Trace). Its Tracefile starts
+# at record int(u * n + 0.5), u the default RNG's next draw (traffictrace.cc);
+# the source is started right after `$defaultRNG seed s`, so u is the first
+# draw of seed s. Write the records (gap_us size ...) rotated so that record
+# is the schedule's first; return s (the next seed whose draw is < n).
+proc tcplab_trace_file {i fname seed recs} {
+    set n [expr {[llength $recs] / 2}]
+    set s $seed
+    while 1 {
+        set r [new RNG]
+        $r seed $s
+        set k [expr {int($n * [$r uniform 0 1] + 0.5)}]
+        delete $r
+        if {$k < $n} break
+        incr s
+    }
+    set cut [expr {2 * ($n - $k)}]
+    set fh [open $fname w]
+    fconfigure $fh -translation binary
+    puts -nonewline $fh [binary format I* [concat [lrange $recs $cut end] [lrange $recs 0 [expr {$cut - 1}]]]]
+    close $fh
+    return $s
+}
+
 proc tcplab_config {obj params} {
     foreach {key value} $params { $obj set $key $value }
 }
@@ -366,9 +399,10 @@ def _tcl(plan: _Plan) -> str:
     w(f"# Node ids: R1 = 0, R2 = 1, source of flow i = 2 + i, sink of flow i = {2 + n} + i.")
     w("")
     w("set ns [new Simulator]")
+    w("global defaultRNG")
     if plan.seed > 0:
         w("# ns-2's default RNG draws each TCP agent's clock phase (boot_time_).")
-        w(f"global defaultRNG\n$defaultRNG seed {plan.seed}")
+        w(f"$defaultRNG seed {plan.seed}")
     w(f"set tcplab_out [open {COUNTERS_FILE} w]")
     w(f"set tcp_ids {{{' '.join(map(str, tcp_ids))}}}")
     w(f"set udp_ids {{{' '.join(map(str, udp_ids))}}}")
@@ -398,6 +432,11 @@ def _tcl(plan: _Plan) -> str:
                 interval = parse_duration(g.get("delack_interval", 0.1), f"{path}.delack_interval")
                 sink.append(f"interval_ {_tcl_num(interval)}")
             w(f"set sink_params({label}) {{{' '.join(sink)}}}")
+        elif isinstance(g["rate"], dict):
+            size = int(g["packet_size"])
+            w(f"# group {label!r}: UDP with a {g['rate']['shape']} rate, played from a trace "
+              "of the packet engine's departure times")
+            w(f"set udp_params({label}) {{packetSize_ {size}}}")
         else:
             size = int(g["packet_size"])
             rate = _positive_rate(g["rate"], f"{path}.rate")
@@ -430,12 +469,27 @@ def _tcl(plan: _Plan) -> str:
             w(f"$ns attach-agent $src({i}) $agent({i})")
             w(f"$ns attach-agent $dst({i}) $sink({i})")
             w(f"$ns connect $agent({i}) $sink({i})")
-            w(f"set app({i}) [new Application/Traffic/CBR]")
-            w(f"tcplab_config $app({i}) $cbr_params({f.group})")
+            if isinstance(f.cfg["rate"], dict):
+                recs = _trace_records(plan, f)
+                w(f"set trace_seed({i}) [tcplab_trace_file {i} tcplab-udp-{i}.bin "
+                  f"{_trace_seed(plan.seed, i)} {{{' '.join(map(str, recs))}}}]")
+                w(f"set tfile({i}) [new Tracefile]")
+                w(f"$tfile({i}) filename tcplab-udp-{i}.bin")
+                w(f"set app({i}) [new Application/Traffic/Trace]")
+                w(f"$app({i}) attach-tracefile $tfile({i})")
+            else:
+                w(f"set app({i}) [new Application/Traffic/CBR]")
+                w(f"tcplab_config $app({i}) $cbr_params({f.group})")
             w(f"$app({i}) attach-agent $agent({i})")
         if f.start_s < plan.duration_s:
             ssthresh = f.cfg.get("initial_ssthresh", 0) if f.kind == "tcp" else 0
-            if ssthresh:
+            if f.kind == "udp" and isinstance(f.cfg["rate"], dict):
+                # The trace source draws its first record from the default RNG
+                # as it starts; reseeding just before makes that draw the one
+                # tcplab_trace_file rotated the file for. Then reseed apart.
+                w(f'$ns at {_tcl_num(f.start_s)} "$defaultRNG seed $trace_seed({i}); '
+                  f'$app({i}) start; $defaultRNG seed {_trace_seed(plan.seed, i) + 500_000}"')
+            elif ssthresh:
                 # `$ns run` resets every agent (ssthresh_ = window_), so the
                 # initial ssthresh is set at the start, just before sending.
                 w(f'$ns at {_tcl_num(f.start_s)} "$agent({i}) set ssthresh_ {int(ssthresh)}; $app({i}) start"')
@@ -462,6 +516,38 @@ def _tcl(plan: _Plan) -> str:
     w(f'$ns at {_tcl_num(plan.duration_s)} "tcplab_finish"')
     w("$ns run")
     return "\n".join(out) + "\n"
+
+
+def _trace_seed(seed: int, flow_id: int) -> int:
+    """Seed for the default RNG as trace source `flow_id` starts (> 0)."""
+    return 1_000_003 + 7919 * int(flow_id) + int(seed) % 1_000_000
+
+
+def _trace_records(plan: _Plan, f: _Flow) -> list[int]:
+    """Tracefile records (gap_us, size) for a shaped UDP flow: the packet
+    engine's departure times, as gaps in whole microseconds from the start
+    (each rounded from the absolute time, so rounding never accumulates).
+    The first record's gap is 0 (ns-2 sends it as the source starts); the
+    last waits ~71 minutes, past the flow's stop."""
+    import json
+
+    import numpy as np
+
+    from tcplab.scenario import _core
+
+    raw = _core().udp_departures(json.dumps(plan.scenario), int(f.id))
+    t_ns = np.frombuffer(raw, dtype="<i8")
+    start_ns = round(f.start_s * 1e9)
+    if len(t_ns) == 0:
+        raise Ns2Error(f"flows.{f.group}.rate: the shape sends nothing before the flow stops")
+    us = np.rint((t_ns - start_ns) / 1000.0).astype(np.int64)
+    gaps = np.diff(us, prepend=0)
+    size = int(f.cfg["packet_size"])
+    recs = np.empty(2 * (len(gaps) + 1), dtype=np.int64)
+    recs[0:-2:2] = gaps
+    recs[1::2] = size
+    recs[-2] = _TRACE_GAP_MAX_US
+    return recs.tolist()
 
 
 def _tcp_params(g: dict, path: str) -> list[tuple[str, str]]:
@@ -724,7 +810,16 @@ def _parse(plan: _Plan, text: str, wd: Path) -> dict:
         })
 
     pkg = _package_version()
+    extra = {}
+    if any(f.kind == "udp" and isinstance(f.cfg.get("rate"), dict) for f in plan.flows):
+        import json
+
+        from tcplab.scenario import _core
+
+        # "free" capacity needs the clipped mean of each shape (the engine's).
+        extra["reference_bps"] = _core().reference_bps(json.dumps(plan.scenario))
     return {
+        **extra,
         "engine": "ns2",
         "engine_version": f"ns-2 {version}" + (f" (Debian {pkg})" if pkg else ""),
         "scenario": plan.scenario,

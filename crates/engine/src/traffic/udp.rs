@@ -38,3 +38,21 @@ impl UdpSource {
         )
     }
 }
+
+/// Every departure time of a source with `shape` that starts at `start` and
+/// stops at `stop`: the first packet leaves at the start, each next one when
+/// the shape's integral since the previous reaches its size (exactly what
+/// the simulator does; the ns-2 export plays these times from a trace file).
+pub fn departures(shape: &Shape, packet_size: u32, start: SimTime, stop: SimTime) -> Vec<SimTime> {
+    let mut out = Vec::new();
+    let bits = packet_size as f64 * 8.0;
+    let mut t = start;
+    while t < stop {
+        out.push(t);
+        match shape.next_departure(t, bits) {
+            Some(n) => t = n,
+            None => break,
+        }
+    }
+    out
+}
