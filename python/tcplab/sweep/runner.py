@@ -126,6 +126,7 @@ def run_sweep(
     planned = planned if planned is not None else plan(sweep)
     store = Store(out_dir)
     store.write_meta(sweep_meta(sweep))
+    store.clean_stale()
     version = engine_version(sweep.engine)
     stored = store.statuses()
     outcome = Outcome(sweep, Path(out_dir), planned)

@@ -67,6 +67,22 @@ class Store:
 
     # --- reading ---------------------------------------------------------------------
 
+    def clean_stale(self) -> int:
+        """Remove temporary files left by a killed writer (its pid is gone); return how many."""
+        removed = 0
+        for tmp in self.parts.glob(".part-*.parquet.tmp") if self.parts.is_dir() else []:
+            try:
+                pid = int(tmp.name.split("-")[2])
+                os.kill(pid, 0)
+                continue  # its writer is alive
+            except ProcessLookupError:
+                pass
+            except (ValueError, IndexError, PermissionError):
+                continue
+            tmp.unlink(missing_ok=True)
+            removed += 1
+        return removed
+
     def files(self) -> list[Path]:
         return sorted(self.parts.glob(PART_GLOB)) if self.parts.is_dir() else []
 

@@ -1,0 +1,176 @@
+"""Running sweeps: one row per point, failures recorded, interrupted sweeps resume
+without losing or repeating a point, every executor gives the same rows."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from tcplab.cli import main as cli
+from tcplab.sweep import Store, load_sweep, run_sweep
+
+ROOT = Path(__file__).resolve().parents[1]
+PAPER_C = ROOT / "scenarios" / "c-parallel-sack.toml"
+
+
+def write_sweep(tmp_path, body: str, name="s") -> Path:
+    p = tmp_path / f"{name}.toml"
+    p.write_text(f'scenario = "{PAPER_C}"\n' + body)
+    return p
+
+
+# 20 s of simulated time per point: short runs, same mechanics as the paper's 600 s
+SMALL = """
+engine = "packet"
+replications = 2
+[set]
+duration = "20s"
+warmup = "5s"
+[axes]
+"flows.sack.count" = [1, 2, 4]
+"topology.bottleneck.buffer" = [5, 20]
+"""
+
+
+def comparable(df: pd.DataFrame) -> pd.DataFrame:
+    """Rows without what differs between runs of the same points (wall time)."""
+    df = df.drop(columns=["wall_s"]).sort_values("key").reset_index(drop=True)
+    return df[sorted(df.columns)]
+
+
+def raw_counts(out) -> tuple[int, int]:
+    con = Store(out).connect()
+    return con.execute("SELECT count(*), count(DISTINCT key) FROM raw").fetchone()
+
+
+def test_sweep_stores_one_row_per_point_and_a_rerun_computes_nothing(tmp_path):
+    sw = load_sweep(write_sweep(tmp_path, SMALL))
+    first = run_sweep(sw, tmp_path / "out", jobs=2, progress=False)
+    assert first.computed == 12 and first.failed_now == 0
+    df = Store(tmp_path / "out").frame()
+    assert len(df) == 12 and set(df["status"]) == {"ok"}
+    assert set(df.groupby(["flows.sack.count", "topology.bottleneck.buffer"]).size()) == {2}
+    assert df["normalized_throughput"].between(0.3, 1.0).all()  # a SACK flow on an empty link fills most of it
+    assert set(df["engine"]) == {"packet"} and df["engine_version"].notna().all()
+    again = run_sweep(sw, tmp_path / "out", jobs=2, progress=False)
+    assert again.computed == 0 and again.stored_before == 12
+    assert raw_counts(tmp_path / "out") == (12, 12)
+
+
+def test_failed_points_are_recorded_with_their_error_and_do_not_stop_the_sweep(tmp_path):
+    body = """
+[set]
+duration = "20s"
+warmup = "5s"
+[axes]
+"flows.sack.variant" = ["sack", "cubic"]
+"flows.sack.count" = [1, 2]
+"""
+    sw = load_sweep(write_sweep(tmp_path, body))
+    out = run_sweep(sw, tmp_path / "out", jobs=2, progress=False)
+    df = Store(tmp_path / "out").frame()
+    assert len(df) == 4
+    bad = df[df["status"] == "failed"]
+    assert list(bad["flows.sack.variant"].unique()) == ["cubic"] and len(bad) == 2
+    assert bad["error"].str.contains("variant").all()
+    assert (df[df["status"] == "ok"]["normalized_throughput"] > 0).all()
+    assert out.failed_now == 2 and sum(out.failures.values()) == 2
+    # a failure is not recomputed on a re-run, unless asked
+    assert run_sweep(sw, tmp_path / "out", progress=False).computed == 0
+    assert run_sweep(sw, tmp_path / "out", progress=False, retry_failed=True).computed == 2
+
+
+def test_an_engine_error_in_a_worker_is_a_failed_row(tmp_path):
+    # beta = 1.5 passes the sweep's checks but the fluid model rejects it when run
+    p = tmp_path / "f.toml"
+    p.write_text('engine = "fluid"\nscenario = { n = 2, events = 2000 }\n[axes]\nbeta = [0.5, 1.5]\n')
+    run_sweep(load_sweep(p), tmp_path / "out", jobs=2, progress=False)
+    df = Store(tmp_path / "out").frame().set_index("beta")
+    assert df.loc[0.5, "status"] == "ok" and df.loc[0.5, "mean_aggregate"] == pytest.approx(1 - 1 / 7, abs=0.02)
+    assert df.loc[1.5, "status"] == "failed" and "beta" in df.loc[1.5, "error"]
+
+
+def test_thread_process_and_serial_runs_store_the_same_rows(tmp_path):
+    sw = load_sweep(write_sweep(tmp_path, SMALL))
+    frames = []
+    for i, (pool, jobs) in enumerate((("thread", 1), ("thread", 2), ("process", 2))):
+        run_sweep(sw, tmp_path / f"o{i}", jobs=jobs, pool=pool, progress=False, batch=5)
+        frames.append(comparable(Store(tmp_path / f"o{i}").frame()))
+    pd.testing.assert_frame_equal(frames[0], frames[1])
+    pd.testing.assert_frame_equal(frames[0], frames[2])
+
+
+def test_resume_after_kill_9_loses_nothing_and_repeats_nothing(tmp_path):
+    body = SMALL.replace('duration = "20s"', 'duration = "40s"').replace("[1, 2, 4]", "[1, 2, 3, 4, 6, 8, 10]")
+    path = write_sweep(tmp_path, body)
+    total = 7 * 2 * 2
+    killed = tmp_path / "killed"
+    cmd = [sys.executable, "-m", "tcplab.cli", "sweep", str(path), "--out", str(killed),
+           "--jobs", "1", "--batch", "2", "--no-plot"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(list((killed / "store").glob("part-*.parquet"))) < 2:
+        time.sleep(0.005)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    stored = len(Store(killed).frame())
+    assert 0 < stored < total, "the kill should land mid-sweep"
+    # resume, then compare with an uninterrupted run
+    resumed = run_sweep(load_sweep(path), killed, jobs=2, progress=False)
+    assert resumed.stored_before == stored and resumed.computed == total - stored
+    whole = tmp_path / "whole"
+    run_sweep(load_sweep(path), whole, jobs=2, progress=False)
+    pd.testing.assert_frame_equal(comparable(Store(killed).frame()), comparable(Store(whole).frame()))
+    assert raw_counts(killed) == (total, total)  # no point twice
+
+
+def test_cli_sweep_dry_run_results_sql_and_csv(tmp_path, capsys):
+    path = write_sweep(tmp_path, SMALL)
+    out = tmp_path / "out"
+    assert cli(["sweep", str(path), "--out", str(out), "--dry-run"]) == 0
+    assert "12 points, 12 distinct, 0 invalid, 12 to run" in capsys.readouterr().out
+    assert not (out / "store").exists()
+    assert cli(["sweep", str(path), "--out", str(out), "--jobs", "2"]) == 0
+    text = capsys.readouterr().out
+    assert "12 ok, 0 failed" in text and (out / "plot.png").stat().st_size > 1000
+    csv = tmp_path / "r.csv"
+    q = ('SELECT "flows.sack.count" AS n, count(*) AS runs, avg(normalized_throughput) AS x '
+         'FROM points GROUP BY 1 ORDER BY 1')
+    assert cli(["results", str(out), "--sql", q, "--csv", str(csv)]) == 0
+    df = pd.read_csv(csv)
+    assert list(df["n"]) == [1, 2, 4] and list(df["runs"]) == [4, 4, 4]
+    assert cli(["results", str(out)]) == 0
+    assert "12 rows" in capsys.readouterr().out
+
+
+def test_cli_user_errors_exit_2(tmp_path, capsys):
+    assert cli(["sweep", str(tmp_path / "missing.toml")]) == 2
+    assert cli(["results", str(tmp_path)]) == 2
+    path = write_sweep(tmp_path, SMALL)
+    assert cli(["sweep", str(path), "--out", str(tmp_path / "o"), "--jobs", "1"]) == 0
+    assert cli(["results", str(tmp_path / "o"), "--sql", "SELECT nope FROM points"]) == 2
+    assert "--sql" in capsys.readouterr().err
+
+
+def test_fluid_and_predict_engines_run_the_same_axes(tmp_path):
+    sw = load_sweep(ROOT / "sweeps" / "c-n-buffer.toml", engine="predict")
+    run_sweep(sw, tmp_path / "p", progress=False)
+    df = Store(tmp_path / "p").frame()
+    one = df.groupby("flows.sack.count")["aimd-one"].first()
+    assert one[1] == pytest.approx(0.75) and one[10] == pytest.approx(1 - 1 / 31)  # Theorem 1
+
+
+@pytest.mark.ray
+def test_local_and_ray_executors_store_identical_rows(tmp_path):
+    pytest.importorskip("ray", reason="Ray is not installed (pip install 'tcplab[ray]')")
+    sw = load_sweep(write_sweep(tmp_path, SMALL))
+    run_sweep(sw, tmp_path / "local", jobs=2, progress=False)
+    ray_out = run_sweep(sw, tmp_path / "ray", executor="ray", jobs=2, progress=False)
+    assert ray_out.computed == 12 and ray_out.failed_now == 0
+    pd.testing.assert_frame_equal(comparable(Store(tmp_path / "local").frame()),
+                                  comparable(Store(tmp_path / "ray").frame()))
