@@ -57,3 +57,43 @@ def test_paper_a_two_sine_background_agrees():
     o = ["duration=600s", "warmup=60s"]
     g1, g2 = _mean_goodput(A_TWO, "packet", o), _mean_goodput(A_TWO, "ns2", o)
     assert g1 == pytest.approx(g2, rel=0.025), (g1, g2)
+
+
+# --------------------------------------------------------------- Bernoulli errors
+
+B_PER = "scenarios/b-wireless-per.toml"
+#: Paper B's Fig. 4 setup cut to 10 Mb/s, 4 flows, 100-packet buffers, 200 s.
+B_SMALL = ["topology.bottleneck.rate=10Mbps", "topology.access.rate=10Mbps",
+           "topology.sink_access.rate=10Mbps", "topology.bottleneck.buffer=100",
+           "topology.access.buffer=100", "topology.sink_access.buffer=100",
+           "flows.tcp.count=4", "duration=200s", "warmup=20s"]
+
+
+def test_bernoulli_errors_lose_the_per_in_both_engines():
+    """UDP alone, PER 0.01 on the sink link, 125 000 packets: the binomial
+    standard error is 0.00028; both engines within 4 of it."""
+    sc = {"duration": "200s", "seed": 3,
+          "topology": {"bottleneck": {"rate": "10Mbps", "delay": "5ms", "buffer": 40},
+                       "access": {"rate": "10Mbps", "delay": "5ms", "buffer": 40},
+                       "sink_access": {"rate": "10Mbps", "delay": "5ms", "buffer": 40,
+                                       "errors": {"model": "bernoulli", "per": 0.01}}},
+          "flows": {"bg": {"kind": "udp", "rate": "5Mbps"}}}
+    for engine in ("packet", "ns2"):
+        loss = 1 - tcplab.run(sc, engine=engine).flows["delivered_packets"].iloc[0] / 125_000
+        assert abs(loss - 0.01) < 4 * 0.00028, (engine, loss)
+
+
+@pytest.mark.parametrize("alpha,beta,per", [(0.31, 0.875, 0.01), (1.0, 0.5, 0.01),
+                                            (1.25, 0.25, 0.01), (1.0, 0.5, 0.05)])
+def test_tcp_alpha_beta_under_bernoulli_errors_agrees(alpha, beta, per):
+    """Means over 3 seeds (seed-to-seed σ ≤ 0.004 in either engine). Measured
+    (packet vs ns-2): PER 0.01 — 0.449/0.433 (0.31, 0.875), 0.449/0.439
+    (1, 0.5), 0.394/0.387 (1.25, 0.25); PER 0.05 (1, 0.5) 0.150/0.149. The
+    packet engine is 2-4 % above ns-2 at PER 0.01, more than the seeds
+    explain (the loss processes agree, see above: the gap is in how the TCP
+    senders recover from random losses, to be found). We allow 5 %."""
+    o = B_SMALL + [f"flows.tcp.alpha={alpha}", f"flows.tcp.beta={beta}",
+                   f"topology.sink_access.errors.per={per}"]
+    seeds = range(1, 4)
+    g1, g2 = _mean_goodput(B_PER, "packet", o, seeds), _mean_goodput(B_PER, "ns2", o, seeds)
+    assert g1 == pytest.approx(g2, rel=0.05), (alpha, beta, per, g1, g2)

@@ -106,6 +106,28 @@ pub struct LinkSpec {
     pub buffer: u32,
     #[serde(default)]
     pub queue: QueueKind,
+    /// Packet errors on the link's forward direction (away from the sources;
+    /// acks on the reverse direction are unaffected, as ns-2's `lossmodel`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<ErrorSpec>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ErrorModelKind {
+    /// Each packet is lost independently with probability `per` (paper B's PER).
+    Bernoulli,
+}
+
+/// Random packet errors. A lost packet is decided as it arrives at the link
+/// and never enters the buffer (ns-2's `$ns lossmodel` puts the ErrorModel
+/// at the link's head, before the queue).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorSpec {
+    pub model: ErrorModelKind,
+    /// Packet error rate, in [0, 1].
+    pub per: f64,
 }
 
 /// Per-group changes to the default access links.
@@ -118,6 +140,8 @@ pub struct LinkOverride {
     pub delay: Option<Duration>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub buffer: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub errors: Option<ErrorSpec>,
 }
 
 impl LinkSpec {
@@ -132,6 +156,9 @@ impl LinkSpec {
             }
             if let Some(b) = o.buffer {
                 l.buffer = b;
+            }
+            if let Some(e) = o.errors {
+                l.errors = Some(e);
             }
         }
         l
@@ -767,6 +794,14 @@ fn check_link(path: &str, l: &LinkSpec, _is_bottleneck: bool) -> Result<(), Scen
             format!("{path}.rate"),
             "must be positive, e.g. \"10Mbps\"",
         ));
+    }
+    if let Some(e) = &l.errors {
+        if !(0.0..=1.0).contains(&e.per) {
+            return Err(err(
+                format!("{path}.errors.per"),
+                format!("must be a probability in [0, 1], got {}", e.per),
+            ));
+        }
     }
     Ok(())
 }

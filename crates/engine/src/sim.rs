@@ -2,12 +2,12 @@
 //! event loop, and reports per-flow and per-link counters over the
 //! measurement window (warmup, duration].
 
-use crate::net::link::{Admit, Link};
+use crate::net::link::{Admit, Impairment, Link};
 use crate::net::packet::{Kind, Packet, FORWARD};
 use crate::net::queue::Queue;
 use crate::record::{Recorder, Table};
 use crate::rng::{stream, Rng};
-use crate::scenario::{FlowKind, LinkSpec, Scenario, Variant};
+use crate::scenario::{ErrorModelKind, FlowKind, LinkSpec, Scenario, Variant};
 use crate::sched::{Event, Scheduler};
 use crate::tcp::sender::TcpSender;
 use crate::tcp::sink::TcpSink;
@@ -52,6 +52,7 @@ struct FlowCount {
 struct LinkCount {
     arrivals: u64,
     drops: u64,
+    errors: u64,
     sent_packets: u64,
     busy_ns: u64,
 }
@@ -91,7 +92,10 @@ pub struct LinkResult {
     pub direction: &'static str,
     pub rate_bps: f64,
     pub arrivals: u64,
+    /// Every loss on the link (queue drops and impairment losses).
     pub drops: u64,
+    /// Losses to the link's impairment (errors, outages), included in `drops`.
+    pub errors: u64,
     pub departures: u64,
     pub utilization: f64,
 }
@@ -131,8 +135,21 @@ pub struct Sim {
     warm_links: Option<Vec<LinkCount>>,
 }
 
-fn make_link(l: &LinkSpec) -> Link {
-    Link::new(l.rate.0, l.delay.0, Queue::new(l.queue, l.buffer))
+/// One direction of a duplex link; errors apply to the forward direction
+/// only, drawn from the link's own stream (its index).
+fn make_link(l: &LinkSpec, forward: bool, seed: u64, index: usize) -> Link {
+    let mut link = Link::new(l.rate.0, l.delay.0, Queue::new(l.queue, l.buffer));
+    if let (true, Some(e)) = (forward, l.errors) {
+        if e.per > 0.0 {
+            link.impairment = match e.model {
+                ErrorModelKind::Bernoulli => Impairment::Bernoulli {
+                    per: e.per,
+                    rng: Rng::stream(seed, stream::LINK_ERRORS, index as u64),
+                },
+            };
+        }
+    }
+    link
 }
 
 impl Sim {
@@ -140,7 +157,10 @@ impl Sim {
     pub fn new(sc: Scenario) -> Sim {
         let end = sc.duration.0;
         let topo = &sc.topology;
-        let mut links = vec![make_link(&topo.bottleneck), make_link(&topo.bottleneck)];
+        let mut links = vec![
+            make_link(&topo.bottleneck, true, sc.seed, 0),
+            make_link(&topo.bottleneck, false, sc.seed, 1),
+        ];
         let mut link_info = vec![
             LinkInfo {
                 name: "bottleneck".into(),
@@ -162,8 +182,9 @@ impl Sim {
             for _ in 0..g.count {
                 let base = links.len() as u32;
                 for (spec, nm) in [(&access, "access"), (&sink_access, "sink_access")] {
-                    links.push(make_link(spec));
-                    links.push(make_link(spec));
+                    let n = links.len();
+                    links.push(make_link(spec, true, sc.seed, n));
+                    links.push(make_link(spec, false, sc.seed, n + 1));
                     link_info.push(LinkInfo {
                         name: format!("{nm}[{id}]"),
                         direction: "forward",
@@ -492,6 +513,7 @@ impl Sim {
             .map(|l| LinkCount {
                 arrivals: l.counters.arrivals,
                 drops: l.counters.drops,
+                errors: l.counters.errors,
                 sent_packets: l.sent_packets_until(now),
                 busy_ns: l.busy_ns_until(now),
             })
@@ -551,6 +573,7 @@ impl Sim {
                     rate_bps: l.rate_bps,
                     arrivals: a.arrivals - b.arrivals,
                     drops: a.drops - b.drops,
+                    errors: a.errors - b.errors,
                     departures: a.sent_packets - b.sent_packets,
                     utilization: (a.busy_ns - b.busy_ns) as f64 / (end - warm) as f64,
                 }

@@ -79,7 +79,8 @@ TRACE_SERIES = ("cwnd", "inflight", "seq", "queue", "drops")
 _TOP_KEYS = {"name", "description", "seed", "duration", "warmup", "topology",
              "flows", "measure", "trace"}
 _TOPOLOGY_KEYS = {"kind", "bottleneck", "access", "sink_access"}
-_LINK_KEYS = {"rate", "delay", "buffer", "queue"}
+_LINK_KEYS = {"rate", "delay", "buffer", "queue", "errors"}
+_ERRORS_KEYS = {"model", "per"}
 _TCP_KEYS = {"kind", "count", "variant", "packet_size", "alpha", "beta", "window",
              "max_cwnd", "initial_cwnd", "initial_ssthresh", "initial_rto", "min_rto",
              "max_rto", "tick", "dupack_threshold", "limited_transmit", "bug_fix", "syn",
@@ -127,6 +128,8 @@ class _Link:
     delay_s: float
     buffer_pkts: int
     queue: str
+    #: Bernoulli packet error rate on the forward direction (0 = none).
+    per: float = 0.0
 
     @property
     def ns2_limit(self) -> int:
@@ -188,11 +191,22 @@ def _link(params: dict, path: str) -> _Link:
         raise Ns2Error(f"{path}.buffer: expected a whole number of waiting packets "
                        f">= 1, got {buffer!r} (ns-2 DropTail with queue-limit 1 drops "
                        "every arrival, so a zero buffer has no ns-2 equivalent)")
+    per = 0.0
+    errors = params.get("errors")
+    if errors is not None:
+        _check_keys(errors, _ERRORS_KEYS, f"{path}.errors")
+        if errors.get("model") != "bernoulli":
+            raise Ns2Error(f"{path}.errors.model: {errors.get('model')!r} is not exported to "
+                           "ns-2 (only \"bernoulli\", as ErrorModel with unit pkt)")
+        per = float(_require(errors, "per", f"{path}.errors"))
+        if not 0.0 <= per <= 1.0:
+            raise Ns2Error(f"{path}.errors.per: expected a probability in [0, 1], got {per!r}")
     return _Link(
         rate_bps=_positive_rate(_require(params, "rate", path), f"{path}.rate"),
         delay_s=parse_duration(_require(params, "delay", path), f"{path}.delay"),
         buffer_pkts=buffer,
         queue=queue,
+        per=per,
     )
 
 
@@ -351,6 +365,22 @@ proc tcplab_trace_file {i fname seed recs} {
     return $s
 }
 
+# Bernoulli packet errors on the direction a -> b: an ErrorModel (unit pkt)
+# with its own RNG, put BEFORE the queue by `$ns lossmodel` (errormodule), as
+# the packet engine decides a loss when the packet arrives at the link.
+proc tcplab_errors {a b per seed} {
+    global ns
+    set rng [new RNG]
+    $rng seed $seed
+    set rv [new RandomVariable/Uniform]
+    $rv use-rng $rng
+    set em [new ErrorModel]
+    $em unit pkt
+    $em set rate_ $per
+    $em ranvar $rv
+    $ns lossmodel $em $a $b
+}
+
 proc tcplab_config {obj params} {
     foreach {key value} $params { $obj set $key $value }
 }
@@ -415,6 +445,8 @@ def _tcl(plan: _Plan) -> str:
     w(f"# bottleneck: {_tcl_num(bn.rate_bps)} b/s, {_tcl_num(bn.delay_s)} s, "
       f"{bn.buffer_pkts} waiting packets")
     w(f"tcplab_link $r1 $r2 {_tcl_num(bn.rate_bps)} {_tcl_num(bn.delay_s)} {bn.ns2_limit}")
+    if bn.per > 0:
+        w(f"tcplab_errors $r1 $r2 {_tcl_num(bn.per)} {_errors_seed(plan.seed, 0)}")
     w('set qmon(bottleneck/forward) [$ns monitor-queue $r1 $r2 ""]')
     w('set qmon(bottleneck/reverse) [$ns monitor-queue $r2 $r1 ""]')
 
@@ -450,6 +482,10 @@ def _tcl(plan: _Plan) -> str:
         w(f"# flow {i}: group {f.group!r}, start {_tcl_num(f.start_s)} s, stop {_tcl_num(f.stop_s)} s")
         w(f"tcplab_link $src({i}) $r1 {_tcl_num(a.rate_bps)} {_tcl_num(a.delay_s)} {a.ns2_limit}")
         w(f"tcplab_link $r2 $dst({i}) {_tcl_num(s.rate_bps)} {_tcl_num(s.delay_s)} {s.ns2_limit}")
+        if a.per > 0:
+            w(f"tcplab_errors $src({i}) $r1 {_tcl_num(a.per)} {_errors_seed(plan.seed, 2 + 4 * i)}")
+        if s.per > 0:
+            w(f"tcplab_errors $r2 $dst({i}) {_tcl_num(s.per)} {_errors_seed(plan.seed, 4 + 4 * i)}")
         if f.kind == "tcp":
             sender, sink_cls, delack_cls = TCP_CLASSES[f.cfg["variant"]]
             w(f"set agent({i}) [new {sender}]")
@@ -516,6 +552,12 @@ def _tcl(plan: _Plan) -> str:
     w(f'$ns at {_tcl_num(plan.duration_s)} "tcplab_finish"')
     w("$ns run")
     return "\n".join(out) + "\n"
+
+
+def _errors_seed(seed: int, link_index: int) -> int:
+    """Seed of the RNG of the error model on the engine's link `link_index`
+    (ns-2 draws its own numbers: the two engines agree in distribution)."""
+    return 2_000_003 + 104_729 * int(link_index) + int(seed) % 1_000_000
 
 
 def _trace_seed(seed: int, flow_id: int) -> int:

@@ -12,21 +12,47 @@
 
 use super::packet::{Kind, Packet};
 use super::queue::Queue;
+use crate::rng::Rng;
 use crate::time::{tx_time_ns, SimTime};
 use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LinkCounters {
     pub arrivals: u64,
+    /// Every loss: the queue's drops and the impairment's losses.
     pub drops: u64,
+    /// Losses to the link's impairment (included in `drops`).
+    pub errors: u64,
     pub admitted: u64,
     pub admitted_bytes: u64,
     /// Serializer time of every admitted packet.
     pub busy_ns: u64,
 }
 
+/// Random losses on a link, decided as a packet arrives (before the queue).
+pub enum Impairment {
+    None,
+    /// Each packet is lost with probability `per`.
+    Bernoulli {
+        per: f64,
+        rng: Rng,
+    },
+}
+
+impl Impairment {
+    /// Is the packet arriving now lost?
+    #[inline]
+    fn loses(&mut self) -> bool {
+        match self {
+            Impairment::None => false,
+            Impairment::Bernoulli { per, rng } => rng.uniform() < *per,
+        }
+    }
+}
+
 pub struct Link {
     pub rate_bps: f64,
+    pub impairment: Impairment,
     pub delay_ns: SimTime,
     pub queue: Queue,
     /// The serializer is busy until this time.
@@ -57,6 +83,7 @@ impl Link {
     pub fn new(rate_bps: f64, delay_ns: SimTime, queue: Queue) -> Self {
         Link {
             rate_bps,
+            impairment: Impairment::None,
             delay_ns,
             queue,
             busy_until: 0,
@@ -102,6 +129,11 @@ impl Link {
     #[inline]
     fn admit(&mut self, pkt: &Packet, now: SimTime) -> Option<(SimTime, Option<SimTime>)> {
         self.counters.arrivals += 1;
+        if self.impairment.loses() {
+            self.counters.drops += 1;
+            self.counters.errors += 1;
+            return None;
+        }
         let must_wait = self.busy_until > now;
         if must_wait {
             let w = self.waiting(now);
