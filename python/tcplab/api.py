@@ -17,7 +17,7 @@ from tcplab.scenario import apply_overrides, load_scenario
 __all__ = ["run", "ENGINES", "TRACE_SERIES"]
 
 ENGINES = ("packet", "ns2")
-TRACE_SERIES = ("cwnd", "inflight", "seq", "queue", "drops")
+TRACE_SERIES = ("cwnd", "inflight", "seq", "queue", "drops", "udp")
 
 
 def run(
@@ -31,7 +31,7 @@ def run(
     """Run a scenario (a TOML path or a dict) on an engine and return its Result.
 
     `overrides` are `key.path=value` strings; `trace` names the series to record
-    (cwnd, inflight, seq, queue, drops), `trace_interval` samples them at a fixed
+    (cwnd, inflight, seq, queue, drops, udp), `trace_interval` samples them at a fixed
     interval instead of at every change.
     """
     extra = []
