@@ -168,7 +168,9 @@ impl Recorder {
         if let Some(mut q) = self.queue {
             // Occupancy step function per link: sort the ±1 events, accumulate.
             q.events.retain(|e| e.0 <= end);
-            q.events.sort_by_key(|e| (e.1, e.0, -(e.3 as i32)));
+            // At one instant a departure (−1) frees the slot an arrival (+1)
+            // then takes: order −1 first, so occupancy never shows buffer + 1.
+            q.events.sort_by_key(|e| (e.1, e.0, e.3));
             let (mut t, mut link, mut tcp, mut udp) = (vec![], vec![], vec![], vec![]);
             let mut cur_link = u32::MAX;
             let (mut n_tcp, mut n_udp) = (0i64, 0i64);

@@ -146,3 +146,33 @@ fn losses_without_dupacks_end_in_a_timeout() {
     assert!(timeouts > 0);
     assert!(bottleneck_utilization(&out) > 0.5);
 }
+
+#[test]
+fn queue_trace_never_exceeds_the_buffer() {
+    // Buffer 10 waiting packets: the occupancy step function, with departures
+    // ordered before arrivals at the same instant, never shows 11.
+    let flows = r#""tcp": {"kind": "tcp", "variant": "reno", "count": 3}"#;
+    let mut json = dumbbell("1Mbps", "5ms", 10, "5ms", flows, "60s", "0s");
+    json = json.replace(
+        r#""seed": 1,"#,
+        r#""seed": 1, "trace": {"series": ["queue"]},"#,
+    );
+    let out = run(&json);
+    let q = out
+        .traces
+        .iter()
+        .find(|t| t.name == "queue")
+        .expect("queue trace");
+    let (link, tcp) = match (&q.columns[1].1, &q.columns[2].1) {
+        (Column::I64(l), Column::I64(c)) => (l, c),
+        _ => panic!("column types"),
+    };
+    let peak = link
+        .iter()
+        .zip(tcp)
+        .filter(|(l, _)| **l == 0)
+        .map(|(_, c)| *c)
+        .max()
+        .unwrap();
+    assert_eq!(peak, 10, "the bottleneck buffer fills exactly to its limit");
+}
