@@ -149,10 +149,17 @@ fn losses_without_dupacks_end_in_a_timeout() {
 
 #[test]
 fn queue_trace_never_exceeds_the_buffer() {
-    // Buffer 10 waiting packets: the occupancy step function, with departures
-    // ordered before arrivals at the same instant, never shows 11.
-    let flows = r#""tcp": {"kind": "tcp", "variant": "reno", "count": 3}"#;
-    let mut json = dumbbell("1Mbps", "5ms", 10, "5ms", flows, "60s", "0s");
+    // Paper A's setup (every link 1 Mb/s, buffer 40, TCP + 0.5 Mb/s UDP):
+    // packet times fall on a common grid, so a packet often starts
+    // transmission at the very instant another arrives. Ordered departure
+    // first, the occupancy never shows 41.
+    let flows =
+        r#""tcp": {"kind": "tcp", "variant": "reno"}, "udp": {"kind": "udp", "rate": "0.5Mbps"}"#;
+    let mut json = dumbbell("1Mbps", "5ms", 40, "5ms", flows, "200s", "0s");
+    json = json.replace(
+        r#""rate": "1Gbps", "delay": "5ms", "buffer": 10000"#,
+        r#""rate": "1Mbps", "delay": "5ms", "buffer": 40"#,
+    );
     json = json.replace(
         r#""seed": 1,"#,
         r#""seed": 1, "trace": {"series": ["queue"]},"#,
@@ -163,16 +170,14 @@ fn queue_trace_never_exceeds_the_buffer() {
         .iter()
         .find(|t| t.name == "queue")
         .expect("queue trace");
-    let (link, tcp) = match (&q.columns[1].1, &q.columns[2].1) {
-        (Column::I64(l), Column::I64(c)) => (l, c),
+    let (link, tcp, udp) = match (&q.columns[1].1, &q.columns[2].1, &q.columns[3].1) {
+        (Column::I64(l), Column::I64(c), Column::I64(u)) => (l, c, u),
         _ => panic!("column types"),
     };
-    let peak = link
-        .iter()
-        .zip(tcp)
-        .filter(|(l, _)| **l == 0)
-        .map(|(_, c)| *c)
+    let peak = (0..link.len())
+        .filter(|&i| link[i] == 0)
+        .map(|i| tcp[i] + udp[i])
         .max()
         .unwrap();
-    assert_eq!(peak, 10, "the bottleneck buffer fills exactly to its limit");
+    assert_eq!(peak, 40, "the bottleneck buffer fills exactly to its limit");
 }
