@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from tcplab.sweep.runner import Outcome, axis_column, metric_of
-from tcplab.sweep.spec import si_value
+from tcplab.sweep.spec import si_value, split_unit
 from tcplab.sweep.store import Store
 
 
@@ -142,7 +142,10 @@ def plot(outcome: Outcome, path: str | Path | None = None) -> Path | None:
         ax.set_xscale("log")
     if ticks is not None:
         ax.set_xticks(range(len(ticks)), [str(t) for t in ticks])
-    unit = "" if ticks is not None or isinstance(first.values[0][0], (int, float)) else " (SI units)"
+    unit = ""
+    if ticks is None and isinstance(first.values[0][0], str):
+        kind = split_unit(first.values[0][0], "")[2]
+        unit = {"duration": " (s)", "rate": " (bit/s)", "frequency": " (Hz)"}.get(kind, "")
     ax.set_xlabel(f"{first.paths[0]}{unit}")
     ax.set_ylabel(metric)
     rest = [a.name for a in sweep.axes[2:]]
