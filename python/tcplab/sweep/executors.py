@@ -105,15 +105,23 @@ def run_ray(tasks: Iterable[dict], address: str | None = None, jobs: int | None 
         import ray
     except ImportError:
         raise UserError("--executor ray needs Ray: pip install 'tcplab[ray]'") from None
-
     started = False
     if not ray.is_initialized():
         kwargs = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False}
-        if address:
-            ray.init(address=address, **kwargs)
-        else:
-            ray.init(num_cpus=jobs or default_jobs(), **kwargs)
+        try:
+            if address:
+                ray.init(address=address, **kwargs)
+            else:
+                ray.init(num_cpus=jobs or default_jobs(), **kwargs)
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            where = f"join the Ray cluster at {address}" if address else "start a local Ray instance"
+            raise UserError(f"--executor ray: cannot {where}: {exc}") from None
         started = True
+    # checked and connected now, not at the first result
+    return _ray_results(ray, tasks, started)
+
+
+def _ray_results(ray, tasks, started: bool) -> Iterator[dict]:
     try:
         remote = ray.remote(num_cpus=1, max_retries=1)(run_task)
         width = 2 * max(1, int(ray.cluster_resources().get("CPU", 1)))

@@ -125,8 +125,6 @@ def run_sweep(
     t0 = time.perf_counter()
     planned = planned if planned is not None else plan(sweep)
     store = Store(out_dir)
-    store.write_meta(sweep_meta(sweep))
-    store.clean_stale()
     version = engine_version(sweep.engine)
     stored = store.statuses()
     outcome = Outcome(sweep, Path(out_dir), planned)
@@ -171,6 +169,8 @@ def run_sweep(
     else:
         raise UserError(f"--executor: expected local or ray, got {executor!r}")
 
+    store.write_meta(sweep_meta(sweep))
+    store.clean_stale()
     bar = _progress(console) if progress else None
     try:
         if bar is not None:
