@@ -25,4 +25,9 @@ extras=""
 [ "$want_tests" = "test" ] && extras="--extras test"
 echo "== building the Rust engine (maturin, release)"
 .venv/bin/maturin develop --release $extras -q 2>&1 | grep -v "^📦\|^✏️\|^🛠" || true
+if [ "$want_tests" = "test" ]; then
+  # Ray is optional (tcplab[ray]); the tests run a small sweep through a local
+  # Ray instance when it is there and skip, visibly, when it is not.
+  .venv/bin/pip install -q "ray>=2.9" || echo "== Ray could not be installed; its test will be skipped"
+fi
 .venv/bin/python -c "import tcplab._core as c; print('tcplab engine', c.ENGINE_VERSION, 'ready')"
