@@ -151,17 +151,12 @@ def _fill_rates(flows: pd.DataFrame, sc: dict, measured_s: float) -> None:
 
 
 def _reference_bps(sc: dict) -> float:
-    from tcplab.units import parse_rate
+    """The normalizing rate, computed by the engine's schema (one definition for
+    every engine: "capacity", "free" = capacity minus the mean UDP rate of any
+    shape, or an explicit rate)."""
+    from tcplab.scenario import _core
 
-    c = parse_rate(sc["topology"]["bottleneck"]["rate"])
-    ref = (sc.get("measure") or {}).get("reference", "capacity")
-    if ref == "capacity":
-        return c
-    if ref == "free":
-        udp = sum(parse_rate(g["rate"]) * g.get("count", 1) for g in sc["flows"].values()
-                  if g["kind"] == "udp" and isinstance(g.get("rate"), (str, int, float)))
-        return max(c - udp, 0.0)
-    return parse_rate(ref)
+    return float(_core().reference_bps(json.dumps(sc)))
 
 
 def _records(df: pd.DataFrame) -> list[dict]:

@@ -2,25 +2,12 @@
 
 mod common;
 
-use common::{dumbbell, run};
+use common::{dumbbell, f64_column, run};
 use std::f64::consts::PI;
-use tcplab_engine::record::{Column, Table};
 use tcplab_engine::sim::RunOutput;
 
-fn col<'a>(t: &'a Table, name: &str) -> &'a [f64] {
-    match &t.columns.iter().find(|(n, _)| *n == name).unwrap().1 {
-        Column::F64(v) => v,
-        _ => panic!("{name} is not f64"),
-    }
-}
-
 fn udp_times(out: &RunOutput) -> Vec<f64> {
-    let t = out
-        .traces
-        .iter()
-        .find(|t| t.name == "udp")
-        .expect("udp trace");
-    col(t, "t").to_vec()
+    f64_column(out, "udp", "t").to_vec()
 }
 
 fn sine_scenario(rate: &str, f: f64, duration_s: f64) -> String {

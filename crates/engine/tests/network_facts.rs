@@ -3,7 +3,6 @@
 
 mod common;
 use common::*;
-use tcplab_engine::record::Column;
 
 #[test]
 fn one_tcp_flow_fills_an_empty_link_for_every_variant() {
@@ -36,15 +35,8 @@ fn reno_sawtooth_peaks_at_buffer_plus_bdp() {
         r#""seed": 1, "trace": {"series": ["cwnd"]},"#,
     );
     let out = run(&json);
-    let tcp = out
-        .traces
-        .iter()
-        .find(|t| t.name == "tcp")
-        .expect("cwnd trace");
-    let (t, cwnd) = match (&tcp.columns[0].1, &tcp.columns[2].1) {
-        (Column::F64(t), Column::F64(c)) => (t, c),
-        _ => panic!("column types"),
-    };
+    let t = f64_column(&out, "tcp", "t");
+    let cwnd = f64_column(&out, "tcp", "cwnd");
     let peak = t
         .iter()
         .zip(cwnd)
@@ -165,15 +157,9 @@ fn queue_trace_never_exceeds_the_buffer() {
         r#""seed": 1, "trace": {"series": ["queue"]},"#,
     );
     let out = run(&json);
-    let q = out
-        .traces
-        .iter()
-        .find(|t| t.name == "queue")
-        .expect("queue trace");
-    let (link, tcp, udp) = match (&q.columns[1].1, &q.columns[2].1, &q.columns[3].1) {
-        (Column::I64(l), Column::I64(c), Column::I64(u)) => (l, c, u),
-        _ => panic!("column types"),
-    };
+    let link = i64_column(&out, "queue", "link");
+    let tcp = i64_column(&out, "queue", "tcp");
+    let udp = i64_column(&out, "queue", "udp");
     let peak = (0..link.len())
         .filter(|&i| link[i] == 0)
         .map(|i| tcp[i] + udp[i])

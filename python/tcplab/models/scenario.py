@@ -15,17 +15,12 @@ that can wait: paper D's B).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
+from tcplab import units
+from tcplab.errors import UserError
 from tcplab.models import aimd, gaimd, slowstart
 from tcplab.models.registry import MODELS
-
-_NUMBER = r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)"
-_RATE_UNITS = {"": 1.0, "bps": 1.0, "b/s": 1.0, "kbps": 1e3, "Kbps": 1e3, "kb/s": 1e3,
-               "Kb/s": 1e3, "Mbps": 1e6, "mbps": 1e6, "Mb/s": 1e6, "Gbps": 1e9,
-               "gbps": 1e9, "Gb/s": 1e9}
-_TIME_UNITS = {"": 1.0, "s": 1.0, "sec": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
 
 DEFAULT_PACKET_SIZE = 1000  # bytes on the wire (scenario.rs default_packet_size)
 
@@ -34,26 +29,21 @@ class ScenarioValueError(ValueError):
     """A scenario value the models cannot read; the message names the key path."""
 
 
-def _with_unit(path: str, value, units: dict, example: str) -> float:
-    if isinstance(value, bool):
-        raise ScenarioValueError(f"{path}: expected {example}, got {value!r}")
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, str):
-        m = re.fullmatch(_NUMBER + r"\s*(\S*)", value.strip())
-        if m and m.group(2) in units:
-            return float(m.group(1)) * units[m.group(2)]
-    raise ScenarioValueError(f"{path}: expected {example}, got {value!r}")
+def _with_unit(path: str, parse, value) -> float:
+    try:
+        return parse(value, path)
+    except UserError as exc:
+        raise ScenarioValueError(str(exc)) from None
 
 
 def parse_rate_bps(path: str, value) -> float:
     """A rate such as "1.5Mbps" or a number of bit/s, in bit/s."""
-    return _with_unit(path, value, _RATE_UNITS, 'a rate such as "1.5Mbps"')
+    return _with_unit(path, units.parse_rate, value)
 
 
 def parse_seconds(path: str, value) -> float:
     """A duration such as "5ms" or a number of seconds, in seconds."""
-    return _with_unit(path, value, _TIME_UNITS, 'a duration such as "5ms"')
+    return _with_unit(path, units.parse_duration, value)
 
 
 def _get(d: dict, path: str, default=...):

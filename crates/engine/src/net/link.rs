@@ -206,13 +206,6 @@ impl Link {
         self.counters.busy_ns - self.busy_until.saturating_sub(now)
     }
 
-    /// Bytes whose transmission has started by `now`.
-    pub fn sent_bytes_until(&mut self, now: SimTime) -> u64 {
-        self.waiting(now);
-        let waiting_bytes: u64 = self.waiting.iter().map(|&(_, b, _)| b as u64).sum();
-        self.counters.admitted_bytes - waiting_bytes
-    }
-
     /// Packets whose transmission has started by `now`.
     pub fn sent_packets_until(&mut self, now: SimTime) -> u64 {
         let w = self.waiting(now) as u64;

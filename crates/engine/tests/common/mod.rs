@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+use tcplab_engine::record::Column;
 use tcplab_engine::sim::{run_json, RunOutput};
 
 /// A dumbbell with the given bottleneck and fast, short access links.
@@ -40,4 +41,33 @@ pub fn jain(x: &[f64]) -> f64 {
 
 pub fn bottleneck_utilization(out: &RunOutput) -> f64 {
     out.summary.links[0].utilization
+}
+
+/// A float column of a trace table, by name.
+pub fn f64_column<'a>(out: &'a RunOutput, table: &str, col: &str) -> &'a [f64] {
+    match column(out, table, col) {
+        Column::F64(v) => v,
+        _ => panic!("{table}.{col} is not a float column"),
+    }
+}
+
+/// An integer column of a trace table, by name.
+pub fn i64_column<'a>(out: &'a RunOutput, table: &str, col: &str) -> &'a [i64] {
+    match column(out, table, col) {
+        Column::I64(v) => v,
+        _ => panic!("{table}.{col} is not an integer column"),
+    }
+}
+
+fn column<'a>(out: &'a RunOutput, table: &str, col: &str) -> &'a Column {
+    let t = out
+        .traces
+        .iter()
+        .find(|t| t.name == table)
+        .unwrap_or_else(|| panic!("no {table} trace"));
+    &t.columns
+        .iter()
+        .find(|(n, _)| *n == col)
+        .unwrap_or_else(|| panic!("no column {col}"))
+        .1
 }
