@@ -257,6 +257,11 @@ def test_end_to_end_metrics_of_a_packet_run():
     assert -1 <= s["synchronization"]["window_drop_correlation"] <= 1
     assert all(0 <= p <= 1 for p in s["p_loss_given_window"].values())
     assert set(s["slowstart_cycles"]) >= {"single", "double", "triple"}
+    # a DropTail bottleneck without error models only overflows
+    from tcplab.traces import canonical
+
+    drops = canonical(res.traces)["drops"]
+    assert len(drops) >= s["drops"] > 0 and set(drops["cause"].astype(str)) == {"overflow"}
 
 
 def test_tahoe_with_a_small_buffer_slow_starts_at_least_twice_per_cycle():

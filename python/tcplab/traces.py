@@ -5,7 +5,7 @@ Engines name and cut their traces differently. The packet engine records
 * ``tcp``    t, flow, cwnd, ssthresh, inflight, ack  (every ack, or sampled)
 * ``sends``  t, flow, seq, rtx                         (every data packet sent)
 * ``queue``  t, link, tcp, udp                          (every link, by class)
-* ``drops``  t, link, flow, seq
+* ``drops``  t, link, flow, seq, cause (code, see DROP_CAUSES)
 
 while the ns-2 backend writes ``cwnd`` (t, flow, cwnd, ssthresh), ``seq``
 (t, flow, seq = highest sent, ack; on change), ``inflight``, ``queue``
@@ -20,7 +20,8 @@ written once:
 * ``sends``  t, flow, seq, rtx — only where the engine records every send
 * ``queue``  t, link (integer link id), packets, and where recorded tcp, udp;
   one row per link and instant (the state after it)
-* ``drops``  t, link (integer link id), flow, and where recorded seq
+* ``drops``  t, link (integer link id), flow, and where recorded seq and
+  cause (a string: one of DROP_CAUSES)
 
 Link ids follow the result's ``links`` table (0 = forward bottleneck). All
 tables are sorted by time (stable, so rows of one instant keep their order).
@@ -37,6 +38,9 @@ import pandas as pd
 __all__ = ["canonical", "load_run", "payload_bytes", "base_rtt_s"]
 
 TABLES = ("tcp", "sends", "queue", "drops", "udp")
+
+# Why a packet was lost, in the engine's code order (net/link.rs DropCause).
+DROP_CAUSES = ("overflow", "red", "threshold", "error", "outage")
 
 
 def canonical(traces: dict, links: pd.DataFrame | None = None) -> dict:
@@ -64,7 +68,9 @@ def canonical(traces: dict, links: pd.DataFrame | None = None) -> dict:
     if "drops" in traces:
         d = traces["drops"].copy()
         d["link"] = _link_ids(d["link"], links)
-        cols = ["t", "link", "flow"] + (["seq"] if "seq" in d else [])
+        if "cause" in d and pd.api.types.is_integer_dtype(d["cause"]):
+            d["cause"] = pd.Categorical.from_codes(d["cause"].to_numpy(), categories=list(DROP_CAUSES))
+        cols = ["t", "link", "flow"] + [c for c in ("seq", "cause") if c in d]
         out["drops"] = _by_time(d[cols])
     if "udp" in traces:  # every UDP packet delivered: t, flow, seq
         out["udp"] = _by_time(traces["udp"])

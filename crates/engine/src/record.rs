@@ -1,6 +1,7 @@
 //! Probes: traces recorded into columnar buffers, only when the scenario
 //! asks for them (a disabled probe is one predictable branch).
 
+use crate::net::link::DropCause;
 use crate::scenario::{TraceKind, TraceSpec};
 use crate::time::{secs, SimTime};
 
@@ -46,6 +47,7 @@ pub struct DropLog {
     link: Vec<i64>,
     flow: Vec<i64>,
     seq: Vec<i64>,
+    cause: Vec<i64>,
 }
 
 #[derive(Default)]
@@ -120,12 +122,13 @@ impl Recorder {
     }
 
     #[inline]
-    pub fn drop(&mut self, now: SimTime, link: u32, flow: u32, seq: u32) {
+    pub fn drop(&mut self, now: SimTime, link: u32, flow: u32, seq: u32, cause: DropCause) {
         if let Some(d) = &mut self.drops {
             d.t.push(secs(now));
             d.link.push(link as i64);
             d.flow.push(flow as i64);
             d.seq.push(seq as i64);
+            d.cause.push(cause as i64);
         }
     }
 
@@ -208,6 +211,7 @@ impl Recorder {
                     ("link", Column::I64(d.link)),
                     ("flow", Column::I64(d.flow)),
                     ("seq", Column::I64(d.seq)),
+                    ("cause", Column::I64(d.cause)),
                 ],
             });
         }

@@ -2,7 +2,7 @@
 //! event loop, and reports per-flow and per-link counters over the
 //! measurement window (warmup, duration].
 
-use crate::net::link::{Admit, Impairment, Link};
+use crate::net::link::{Admit, DropCause, Impairment, Link};
 use crate::net::packet::{Kind, Packet, FORWARD};
 use crate::net::queue::Queue;
 use crate::record::{Recorder, Table};
@@ -329,11 +329,11 @@ impl Sim {
             let chained = hop + 1 < 3 && self.single_input[route[hop + 1] as usize];
             if chained {
                 match self.links[l as usize].pass(&p, now) {
-                    None => {
-                        self.dropped(&p, l, now);
+                    Err(cause) => {
+                        self.dropped(&p, l, now, cause);
                         return;
                     }
-                    Some((at, wait)) => {
+                    Ok((at, wait)) => {
                         if let Some(start) = wait {
                             self.rec.queue_wait(now, start, l, class);
                         }
@@ -343,7 +343,7 @@ impl Sim {
                 }
             }
             match self.links[l as usize].arrive(p, now) {
-                Admit::Dropped => self.dropped(&p, l, now),
+                Admit::Dropped(cause) => self.dropped(&p, l, now, cause),
                 Admit::Admitted { schedule, wait } => {
                     if let Some(at) = schedule {
                         self.sched.schedule(at, Event::LinkDeliver(l));
@@ -388,9 +388,9 @@ impl Sim {
         }
     }
 
-    fn dropped(&mut self, p: &Packet, l: u32, now: SimTime) {
+    fn dropped(&mut self, p: &Packet, l: u32, now: SimTime, cause: DropCause) {
         self.flow_drops[p.flow as usize] += 1;
-        self.rec.drop(now, l, p.flow, p.seq);
+        self.rec.drop(now, l, p.flow, p.seq, cause);
     }
 
     /// Send what the sender produced, keep its timer in the event queue, trace.

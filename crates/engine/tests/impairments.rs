@@ -63,3 +63,42 @@ fn errors_spare_the_reverse_direction() {
     assert!(fwd.errors > 0);
     assert!(out.summary.flows[0].retransmissions >= fwd.errors);
 }
+
+/// The drops trace says why each packet was lost: the error model's losses
+/// on the sink link are "error", the full bottleneck's are "overflow".
+#[test]
+fn drops_trace_records_the_cause() {
+    use tcplab_engine::net::link::DropCause;
+    let flows =
+        r#""tcp": {"kind": "tcp", "sink_access": {"errors": {"model": "bernoulli", "per": 0.01}}}"#;
+    let json = dumbbell("10Mbps", "20ms", 10, "1ms", flows, "60s", "0s").replacen(
+        "\"seed\": 1,",
+        "\"seed\": 1, \"trace\": {\"series\": [\"drops\"]},",
+        1,
+    );
+    let out = run(&json);
+    let links = common::i64_column(&out, "drops", "link");
+    let causes = common::i64_column(&out, "drops", "cause");
+    let sink_fwd = out
+        .summary
+        .links
+        .iter()
+        .position(|l| l.name == "sink_access[0]" && l.direction == "forward")
+        .unwrap() as i64;
+    let (mut err, mut ovf) = (0, 0);
+    for (&l, &c) in links.iter().zip(causes) {
+        if l == sink_fwd {
+            assert_eq!(c, DropCause::Error as i64);
+            err += 1;
+        } else {
+            assert_eq!(l, 0, "only the bottleneck overflows");
+            assert_eq!(c, DropCause::Overflow as i64);
+            ovf += 1;
+        }
+    }
+    assert!(
+        err > 10 && ovf > 0,
+        "{err} error drops, {ovf} overflow drops"
+    );
+    assert_eq!(err as u64, out.summary.links[sink_fwd as usize].errors);
+}

@@ -66,10 +66,31 @@ pub struct Link {
     pub counters: LinkCounters,
 }
 
+/// Why a packet was lost (the `cause` column of the drops trace).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum DropCause {
+    /// The buffer was full (DropTail, or a discipline's hard limit).
+    Overflow = 0,
+    /// RED's early drop.
+    Red = 1,
+    /// Paper C's threshold dropper.
+    Threshold = 2,
+    /// A random error model (Bernoulli, Gilbert–Elliott).
+    Error = 3,
+    /// The link was down (a handoff or outage).
+    Outage = 4,
+}
+
+impl DropCause {
+    /// Names in code order, as the drops trace reports them.
+    pub const NAMES: [&'static str; 5] = ["overflow", "red", "threshold", "error", "outage"];
+}
+
 /// What happened to an arrival.
 pub enum Admit {
-    /// Dropped by the discipline.
-    Dropped,
+    /// Lost, and why.
+    Dropped(DropCause),
     /// Admitted; `schedule` is Some(t) when the link had no pending delivery
     /// and one must be scheduled at t. `wait` is Some(start) when it waits
     /// in the buffer until `start`.
@@ -124,22 +145,26 @@ impl Link {
 
     /// A packet arrives at the link's input at `now`: the queue discipline
     /// decides; if admitted, the packet's start of transmission and its
-    /// arrival time at the next hop follow at once. Returns None if dropped,
-    /// else (arrival at next hop, Some(start) if it waits in the buffer).
+    /// arrival time at the next hop follow at once. Returns the cause if
+    /// dropped, else (arrival at next hop, Some(start) if it waits in the buffer).
     #[inline]
-    fn admit(&mut self, pkt: &Packet, now: SimTime) -> Option<(SimTime, Option<SimTime>)> {
+    fn admit(
+        &mut self,
+        pkt: &Packet,
+        now: SimTime,
+    ) -> Result<(SimTime, Option<SimTime>), DropCause> {
         self.counters.arrivals += 1;
         if self.impairment.loses() {
             self.counters.drops += 1;
             self.counters.errors += 1;
-            return None;
+            return Err(DropCause::Error);
         }
         let must_wait = self.busy_until > now;
         if must_wait {
             let w = self.waiting(now);
             if !self.queue.admit(w) {
                 self.counters.drops += 1;
-                return None;
+                return Err(DropCause::Overflow);
             }
         }
         let tx = self.tx_time(pkt.size_bytes);
@@ -155,7 +180,7 @@ impl Link {
         } else {
             None
         };
-        Some((end + self.delay_ns, wait))
+        Ok((end + self.delay_ns, wait))
     }
 
     /// A packet arrives at `now` and stays on the link until it reaches the
@@ -163,8 +188,8 @@ impl Link {
     #[inline]
     pub fn arrive(&mut self, pkt: Packet, now: SimTime) -> Admit {
         match self.admit(&pkt, now) {
-            None => Admit::Dropped,
-            Some((at, wait)) => {
+            Err(cause) => Admit::Dropped(cause),
+            Ok((at, wait)) => {
                 let was_empty = self.pipe.is_empty();
                 self.pipe.push_back((at, pkt));
                 Admit::Admitted {
@@ -179,9 +204,13 @@ impl Link {
     /// admits it to the next link at the returned arrival time, without an
     /// event. Valid when that next link has this link as its only input —
     /// this link's output is FIFO, so the next link still sees its arrivals
-    /// in time order. Returns None if dropped, else (arrival time, wait).
+    /// in time order. Returns the cause if dropped, else (arrival time, wait).
     #[inline]
-    pub fn pass(&mut self, pkt: &Packet, now: SimTime) -> Option<(SimTime, Option<SimTime>)> {
+    pub fn pass(
+        &mut self,
+        pkt: &Packet,
+        now: SimTime,
+    ) -> Result<(SimTime, Option<SimTime>), DropCause> {
         self.admit(pkt, now)
     }
 
@@ -253,7 +282,7 @@ mod tests {
         for s in 0..3 {
             assert!(matches!(l.arrive(pkt(s), 0), Admit::Admitted { .. }));
         }
-        assert!(matches!(l.arrive(pkt(3), 0), Admit::Dropped));
+        assert!(matches!(l.arrive(pkt(3), 0), Admit::Dropped(_)));
         // After the first packet finishes (8 ms), one slot frees up.
         assert_eq!(l.waiting(8_000_000), 1);
         assert!(matches!(
@@ -267,7 +296,7 @@ mod tests {
     fn zero_buffer_admits_only_into_an_idle_serializer() {
         let mut l = Link::new(1e6, 0, Queue::new(QueueKind::DropTail, 0));
         assert!(matches!(l.arrive(pkt(0), 0), Admit::Admitted { .. }));
-        assert!(matches!(l.arrive(pkt(1), 1), Admit::Dropped));
+        assert!(matches!(l.arrive(pkt(1), 1), Admit::Dropped(_)));
         assert!(matches!(
             l.arrive(pkt(2), 8_000_000),
             Admit::Admitted { .. }
