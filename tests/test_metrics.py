@@ -194,6 +194,31 @@ def test_slowstart_counts_of_a_steady_double_cycle():
     assert M.slowstart_phase_counts([4]) == {"single": 0, "double": 0, "triple": 0, "4x": 1}
 
 
+def test_slowstart_cycles_classify_each_phase_at_its_loss():
+    # Paper D's triple slow start: the second phase's loss happens in slow start
+    # (cwnd 3 < ssthresh 4) but is detected after cwnd passed ssthresh. With the
+    # drops, that phase is a slow-start loss and the cycle is a triple; from
+    # cwnd alone it reads as a double followed by a single.
+    c, s = phases(
+        ([1, 2, 4, 8], 100),        # start-up: drop at cwnd 8 < 100 (slow start)
+        ([1, 2, 4, 5], 4),          # drop at cwnd 5 ≥ 4: congestion avoidance — start-up cycle ends
+        ([1, 2, 4], 10),            # drop at cwnd 4 < 10: slow start
+        ([1, 2, 3, 4, 5], 4),       # drop at cwnd 3 < 4, detected after cwnd reached 5
+        ([1, 2, 3, 4], 2),          # drop at cwnd 4 ≥ 2: congestion avoidance → triple
+        ([1, 2, 3], 2),             # drop at cwnd 3 ≥ 2 → single
+        ([1, 2], 10),               # no drop: the run ends (cut)
+    )
+    t = np.arange(c.size, dtype=float)
+    drop_rows = [3, 7, 10, 13, 19, 22]          # row of each phase's first drop
+    drops = t[drop_rows] + 0.5                  # just after that row's change
+    assert M.slowstart_cycles(c, s, t=t, drop_times=drops).tolist() == [3, 1]
+    assert M.slowstart_cycles(c, s).tolist() == [2, 1, 1]
+    cy = M.tahoe_cycles(t, c, s, drops)
+    assert cy["w_s"].tolist() == [2, 2] and cy["w_e"].tolist() == [4, 3] and cy["w_first"].tolist()[0] == 4  # ssthresh set by the first phase's loss
+    with pytest.raises(ValueError):
+        M.slowstart_cycles(c, s, drop_times=drops)
+
+
 # --- traces of both engines in one shape -----------------------------------------------
 
 def test_canonical_merges_ns2_tables_and_names_links():

@@ -29,7 +29,7 @@ __all__ = [
     "success_percentage",
     "loss_events", "congestion_events", "flows_hit_distribution",
     "p_loss_given_window", "window_drop_correlation", "synchronization",
-    "slowstart_cycles", "slowstart_phase_counts",
+    "slowstart_cycles", "slowstart_phase_counts", "tahoe_cycles",
     "summarize",
 ]
 
@@ -361,20 +361,83 @@ def synchronization(flows_hit, n_flows: int, window_drop_corr: float | None = No
 
 # --- paper D: slow-start phases per cycle ---------------------------------------------
 
-def slowstart_cycles(cwnd, ssthresh, reset_level: float = 1.0) -> np.ndarray:
+def _slowstart_phases(t, cwnd, ssthresh, drop_times, reset_level: float = 1.0) -> list[dict]:
+    """One flow's slow-start phases (cwnd falls to `reset_level` → next fall),
+    each classified by the loss that ended it: ``kind`` "ss" if cwnd was still
+    below ssthresh at the first drop inside the phase, else "ca". Phases
+    without a drop (the run's end) are cut, and so is everything after them."""
+    t = np.asarray(t, dtype=float)
+    c = np.asarray(cwnd, dtype=float)
+    s = np.asarray(ssthresh, dtype=float)
+    d = np.sort(np.asarray(drop_times, dtype=float))
+    if c.size == 0:
+        return []
+    resets = np.flatnonzero((c[1:] <= reset_level) & (c[:-1] > reset_level)) + 1
+    starts = np.r_[0, resets]
+    edges = np.r_[t[starts], np.inf]
+    phases = []
+    for i, k in enumerate(starts):
+        lo, hi = np.searchsorted(d, edges[i], side="left"), np.searchsorted(d, edges[i + 1], side="left")
+        if lo == hi:
+            break
+        j = max(int(np.searchsorted(t, d[lo], side="right")) - 1, 0)
+        phases.append({"t": float(edges[i]), "ssthresh": float(s[k]), "kind": "ss" if c[j] < s[j] else "ca",
+                       "w_drop": float(c[j])})
+    return phases
+
+
+def tahoe_cycles(t, cwnd, ssthresh, drop_times, reset_level: float = 1.0) -> pd.DataFrame:
+    """Paper D's cycles of one flow, from its cwnd/ssthresh trace (every change)
+    and the times its packets were dropped: a cycle is the run of slow-start
+    phases up to and including the one whose loss came in congestion
+    avoidance. One row per cycle, the first (start-up) left out: `slowstarts`
+    (1 = single, 2 = double, 3 = triple), `w_s` (ssthresh of its last phase,
+    where congestion avoidance starts), `w_e` (cwnd at the congestion-avoidance
+    loss), `w_first` (ssthresh after the first phase's loss: W_B in paper D's
+    Theorem 1 regime), `t_start`, `t_end`.
+
+    A phase belongs to the loss that ended it, and that loss is classified by
+    the sender's state *at the drop*: paper D's triple slow start "gets
+    shortly in congestion avoidance before detecting the loss occurring in the
+    second slow-start" — cwnd passes ssthresh after the drop, and the phase
+    still counts as a slow-start loss. (Asking only whether cwnd ever reached
+    ssthresh, as `slowstart_cycles` must without drops, counts it as a cycle
+    of its own.)"""
+    rows, run, started = [], [], False
+    for ph in _slowstart_phases(t, cwnd, ssthresh, drop_times, reset_level):
+        run.append(ph)
+        if ph["kind"] == "ca":
+            if started:
+                rows.append({"slowstarts": len(run), "w_s": run[-1]["ssthresh"], "w_e": run[-1]["w_drop"],
+                             "w_first": run[1]["ssthresh"] if len(run) > 1 else np.nan,
+                             "t_start": run[0]["t"], "t_end": ph["t"]})
+            started, run = True, []
+    return pd.DataFrame(rows, columns=["slowstarts", "w_s", "w_e", "w_first", "t_start", "t_end"])
+
+
+def slowstart_cycles(cwnd, ssthresh, reset_level: float = 1.0, t=None, drop_times=None) -> np.ndarray:
     """Paper D: the number of consecutive slow-start phases in each TCP cycle,
     from one flow's cwnd and ssthresh trace (rows in time order, every change).
 
+    With `t` and `drop_times` (the flow's drops), each phase is classified by
+    the state at its loss — see `tahoe_cycles`, which this then equals. Without
+    them, a phase *reaches congestion avoidance* if cwnd ≥ ssthresh at some row
+    before the next reset, and a loss during slow start detected after cwnd
+    passed ssthresh is miscounted as congestion avoidance (a triple cycle reads
+    as a double and a single): prefer passing the drops.
+
     A slow-start phase begins when cwnd falls to `reset_level` (Tahoe after a
-    loss, any variant after a timeout). It *reaches congestion avoidance* if
-    cwnd ≥ ssthresh at some row before the next reset; otherwise a loss during
-    slow start ended it and the next slow start belongs to the same cycle. A
-    cycle is the run of slow starts up to the one that reaches congestion
-    avoidance: 1 = single, 2 = double, 3 = triple (paper D, Sec. 3).
-    The first cycle (the connection's start-up, with its default threshold)
-    and slow starts after the last congestion avoidance are left out. Needs
-    traces at every change: a sampled trace can miss resets.
+    loss, any variant after a timeout). A cycle is the run of slow starts up
+    to the one that reaches congestion avoidance: 1 = single, 2 = double,
+    3 = triple (paper D, Sec. 3). The first cycle (the connection's start-up,
+    with its default threshold) and slow starts after the last congestion
+    avoidance are left out. Needs traces at every change: a sampled trace can
+    miss resets.
     """
+    if drop_times is not None:
+        if t is None:
+            raise ValueError("slowstart_cycles: drop_times needs the trace's times t")
+        return tahoe_cycles(t, cwnd, ssthresh, drop_times, reset_level)["slowstarts"].to_numpy(np.int64)
     c = np.asarray(cwnd, dtype=float)
     s = np.asarray(ssthresh, dtype=float)
     if c.size == 0:
@@ -411,7 +474,8 @@ def summarize(res, interval_s: float = 1.0, rtt_factor: float = 1.0, bin_s: floa
       (rtt_factor·RTT gap) at link `link` (0 = forward bottleneck) and the
       synchronization measures (needs ``drops``);
     * P(z = 1 | w) with bins of `bin_s` (default one base RTT) (``drops`` + ``cwnd``);
-    * slow-start phases per cycle, counted over all TCP flows (``cwnd`` at every change).
+    * slow-start phases per cycle, counted over all TCP flows (``cwnd`` at every change;
+      with ``drops`` each phase is classified by the state at its loss, `tahoe_cycles`).
     RTT is the scenario's round-trip propagation delay (`traces.base_rtt_s`).
     """
     from tcplab.traces import base_rtt_s, canonical, payload_bytes
@@ -466,7 +530,12 @@ def summarize(res, interval_s: float = 1.0, rtt_factor: float = 1.0, bin_s: floa
             out["p_loss_given_window"] = {int(r.w): round(float(r.p), 4) for r in pz.itertuples() if r.samples >= 20}
     if tcp is not None and "cwnd" in tcp and "ssthresh" in tcp:
         order, segs = _by_flow(tcp["flow"].to_numpy())
-        cw, ss = tcp["cwnd"].to_numpy(dtype=float), tcp["ssthresh"].to_numpy(dtype=float)
-        cycles = [slowstart_cycles(cw[order[a:b]], ss[order[a:b]]) for _, a, b in segs]
+        tt, cw, ss = (tcp[k].to_numpy(dtype=float) for k in ("t", "cwnd", "ssthresh"))
+        drops = tr.get("drops")
+        cycles = []
+        for f, a, b in segs:
+            i = order[a:b]
+            dt = None if drops is None else drops.loc[drops["flow"] == f, "t"].to_numpy(float)
+            cycles.append(slowstart_cycles(cw[i], ss[i], t=tt[i], drop_times=dt))
         out["slowstart_cycles"] = slowstart_phase_counts(np.concatenate(cycles) if cycles else [])
     return out

@@ -9,9 +9,9 @@ slow-start phase (cwnd reset to 1 → next reset) belongs to the *loss* that
 ended it, and that loss happened in slow start when the sender's cwnd was
 still below ssthresh at the instant of the drop. Paper D counts it that way
 (its triple case "gets shortly in congestion avoidance before detecting the
-loss occurring in the second slow-start"); `metrics.slowstart_cycles`, which
-asks only whether cwnd ever reached ssthresh, counts such a phase as a cycle
-of its own (its "single" count for B ≥ 26 is that).
+loss occurring in the second slow-start"); see `metrics.tahoe_cycles`. Asking
+only whether cwnd ever reached ssthresh counts such a phase as a cycle of its
+own.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from tcplab.metrics import tahoe_cycles
 from tcplab.models import slowstart as ss
 from tcplab.reproduce import Claim, Context, Outcome, Paper
 
@@ -39,36 +40,9 @@ def _duration(ctx: Context) -> str:
 
 
 def cycles(tcp: pd.DataFrame, drops: pd.DataFrame, flow=0) -> pd.DataFrame:
-    """The Tahoe cycles of one flow: one row per cycle (the first, start-up, left out)
-    with `slowstarts` (phases in the cycle), `w_s` (ssthresh of its last phase, where
-    congestion avoidance starts), `w_e` (cwnd when the congestion-avoidance loss
-    happened), `w_first` (ssthresh after the first phase's loss: W_B in paper D's
-    Theorem 1 regime), `t_start`, `t_end`. Phases with no drop (the run's end) are cut."""
+    """The Tahoe cycles of one flow (`metrics.tahoe_cycles`) from its traces."""
     tcp = tcp[tcp["flow"] == flow]
-    t = tcp["t"].to_numpy(float)
-    c = tcp["cwnd"].to_numpy(float)
-    s = tcp["ssthresh"].to_numpy(float)
-    d = np.sort(drops.loc[drops["flow"] == flow, "t"].to_numpy(float))
-    resets = np.flatnonzero((c[1:] <= 1) & (c[:-1] > 1)) + 1
-    starts = np.r_[0, resets]
-    edges = np.r_[t[starts], np.inf]
-    phases = []
-    for i, k in enumerate(starts):
-        dd = d[(d >= edges[i]) & (d < edges[i + 1])]
-        if dd.size == 0:
-            break
-        j = max(np.searchsorted(t, dd[0], side="right") - 1, 0)
-        phases.append({"t": edges[i], "ssthresh": s[k], "kind": "ss" if c[j] < s[j] else "ca", "w_drop": c[j]})
-    rows, run, started = [], [], False
-    for ph in phases:
-        run.append(ph)
-        if ph["kind"] == "ca":
-            if started:
-                rows.append({"slowstarts": len(run), "w_s": run[-1]["ssthresh"], "w_e": run[-1]["w_drop"],
-                             "w_first": run[1]["ssthresh"] if len(run) > 1 else np.nan,
-                             "t_start": run[0]["t"], "t_end": ph["t"]})
-            started, run = True, []
-    return pd.DataFrame(rows, columns=["slowstarts", "w_s", "w_e", "w_first", "t_start", "t_end"])
+    return tahoe_cycles(tcp["t"], tcp["cwnd"], tcp["ssthresh"], drops.loc[drops["flow"] == flow, "t"])
 
 
 def _runs(ctx: Context, buffers, extra=()) -> dict[int, object]:
