@@ -56,3 +56,33 @@ def test_tahoe_on_the_satellite_path_agrees(buffer):
     g1, g2 = pkt.metrics["normalized_goodput"], ns2.metrics["normalized_goodput"]
     assert g1 == pytest.approx(g2, rel=0.01), (buffer, g1, g2)
     assert pkt.flows["retransmissions"].sum() == pytest.approx(ns2.flows["retransmissions"].sum(), rel=0.05)
+
+
+def test_rtt_estimator_trace_agrees_with_ns2():
+    # A single NewReno flow loses the same packets in both engines, so its RTT
+    # estimator sees the same samples — up to one tick: ns-2 measures RTTs in
+    # 10 ms ticks from a random clock phase per agent (boot_time_), so a sample
+    # can land one tick apart. On a common time grid the smoothed RTTs must
+    # stay within two ticks and agree on average; the timeouts (backoff
+    # doublings) are the same.
+    import numpy as np
+
+    from tcplab.traces import canonical
+
+    pkt, ns2 = (canonical(r.traces)["rtt"] for r in both(SINGLE, ["flows.tcp.variant=newreno", "duration=100s",
+                                                                  "trace.series=[\"rtt\"]"]))
+    grid = np.arange(1.0, 100.0, 0.05)
+
+    def at(d, col):
+        return d[col].to_numpy()[np.searchsorted(d["t"].to_numpy(), grid, side="right") - 1]
+
+    diff = np.abs(at(pkt, "srtt") - at(ns2, "srtt"))
+    assert diff.max() <= 0.02 + 1e-9 and diff.mean() < 0.005, (diff.max(), diff.mean())
+
+    def timeouts(d):
+        b = d["backoff"].to_numpy()
+        return int((b[1:] > b[:-1]).sum())
+
+    assert timeouts(pkt) == timeouts(ns2) > 0
+    # the engine also reports the RTO it arms: never below min_rto (0.2 s) times the backoff
+    assert (pkt["rto"] >= 0.2 * pkt["backoff"] - 1e-9).all()

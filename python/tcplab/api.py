@@ -17,7 +17,7 @@ from tcplab.scenario import apply_overrides, load_scenario
 __all__ = ["run", "ENGINES", "TRACE_SERIES"]
 
 ENGINES = ("packet", "ns2")
-TRACE_SERIES = ("cwnd", "inflight", "seq", "queue", "drops", "udp")
+TRACE_SERIES = ("cwnd", "inflight", "seq", "queue", "drops", "udp", "rtt")
 
 
 def run(

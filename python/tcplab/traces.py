@@ -22,6 +22,8 @@ written once:
   one row per link and instant (the state after it)
 * ``drops``  t, link (integer link id), flow, and where recorded seq and
   cause (a string: one of DROP_CAUSES)
+* ``rtt``    t, flow, srtt, rttvar (seconds), backoff, and where recorded rto
+  (seconds, backoff included; ns-2 has no RTO variable) — on every change
 
 Link ids follow the result's ``links`` table (0 = forward bottleneck). All
 tables are sorted by time (stable, so rows of one instant keep their order).
@@ -37,7 +39,7 @@ import pandas as pd
 
 __all__ = ["canonical", "load_run", "payload_bytes", "base_rtt_s"]
 
-TABLES = ("tcp", "sends", "queue", "drops", "udp")
+TABLES = ("tcp", "sends", "queue", "drops", "udp", "rtt")
 
 # Why a packet was lost, in the engine's code order (net/link.rs DropCause).
 DROP_CAUSES = ("overflow", "red", "threshold", "error", "outage")
@@ -74,6 +76,8 @@ def canonical(traces: dict, links: pd.DataFrame | None = None) -> dict:
         out["drops"] = _by_time(d[cols])
     if "udp" in traces:  # every UDP packet delivered: t, flow, seq
         out["udp"] = _by_time(traces["udp"])
+    if "rtt" in traces:  # RTT estimator: t, flow, srtt, rttvar, backoff, and where recorded rto
+        out["rtt"] = _by_time(traces["rtt"])
     return out
 
 

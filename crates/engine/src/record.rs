@@ -28,6 +28,18 @@ pub struct TcpStateLog {
 }
 
 #[derive(Default)]
+pub struct RttLog {
+    t: Vec<f64>,
+    flow: Vec<i64>,
+    srtt: Vec<f64>,
+    rttvar: Vec<f64>,
+    rto: Vec<f64>,
+    backoff: Vec<i64>,
+    /// Last (srtt, rttvar, rto) recorded per flow: record changes only.
+    last: Vec<(f64, f64, f64)>,
+}
+
+#[derive(Default)]
 pub struct SendLog {
     t: Vec<f64>,
     flow: Vec<i64>,
@@ -65,6 +77,7 @@ pub struct Recorder {
     pub queue: Option<QueueLog>,
     pub drops: Option<DropLog>,
     pub udp: Option<UdpLog>,
+    pub rtt: Option<RttLog>,
     pub interval_ns: SimTime,
 }
 
@@ -72,9 +85,11 @@ impl Recorder {
     pub fn new(spec: &TraceSpec) -> Self {
         let has = |k| spec.series.contains(&k);
         let tcp = has(TraceKind::Cwnd) || has(TraceKind::Inflight) || has(TraceKind::Seq);
+        let rtt = has(TraceKind::Rtt);
         Recorder {
-            tcp_every_change: tcp && spec.interval.0 == 0,
+            tcp_every_change: (tcp || rtt) && spec.interval.0 == 0,
             tcp: tcp.then(TcpStateLog::default),
+            rtt: rtt.then(RttLog::default),
             sends: has(TraceKind::Seq).then(SendLog::default),
             queue: has(TraceKind::Queue).then(QueueLog::default),
             drops: has(TraceKind::Drops).then(DropLog::default),
@@ -100,6 +115,30 @@ impl Recorder {
             l.ssthresh.push(ssthresh as f64);
             l.inflight.push(inflight);
             l.ack.push(ack);
+        }
+    }
+
+    /// The RTT estimator's state (seconds); every sample when sampling at an
+    /// interval, else only when it changed.
+    #[inline]
+    pub fn rtt(&mut self, now: SimTime, flow: u32, srtt: f64, rttvar: f64, rto: f64, backoff: u32) {
+        let sampled = self.interval_ns > 0;
+        if let Some(l) = &mut self.rtt {
+            let i = flow as usize;
+            if l.last.len() <= i {
+                l.last.resize(i + 1, (f64::NAN, f64::NAN, f64::NAN));
+            }
+            let now_state = (srtt, rttvar, rto);
+            if !sampled && l.last[i] == now_state {
+                return;
+            }
+            l.last[i] = now_state;
+            l.t.push(secs(now));
+            l.flow.push(flow as i64);
+            l.srtt.push(srtt);
+            l.rttvar.push(rttvar);
+            l.rto.push(rto);
+            l.backoff.push(backoff as i64);
         }
     }
 
@@ -154,6 +193,19 @@ impl Recorder {
                     ("ssthresh", Column::F64(l.ssthresh)),
                     ("inflight", Column::I64(l.inflight)),
                     ("ack", Column::I64(l.ack)),
+                ],
+            });
+        }
+        if let Some(l) = self.rtt {
+            out.push(Table {
+                name: "rtt",
+                columns: vec![
+                    ("t", Column::F64(l.t)),
+                    ("flow", Column::I64(l.flow)),
+                    ("srtt", Column::F64(l.srtt)),
+                    ("rttvar", Column::F64(l.rttvar)),
+                    ("rto", Column::F64(l.rto)),
+                    ("backoff", Column::I64(l.backoff)),
                 ],
             });
         }

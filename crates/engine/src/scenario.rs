@@ -514,6 +514,9 @@ pub enum TraceKind {
     /// Every UDP packet delivered to its sink: time, flow, sequence number
     /// (the delivered background rate, paper A's "sending rates" plots).
     Udp,
+    /// Smoothed RTT, RTT variation, retransmission timeout and its backoff of
+    /// every TCP flow, at every change (or every sample).
+    Rtt,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

@@ -247,7 +247,7 @@ impl Sim {
         if sc.warmup.0 > 0 {
             sched.schedule(sc.warmup.0, Event::Warmup);
         }
-        if rec.interval_ns > 0 && rec.tcp.is_some() {
+        if rec.interval_ns > 0 && (rec.tcp.is_some() || rec.rtt.is_some()) {
             sched.schedule(0, Event::Sample);
         }
         let nflows = flows.len();
@@ -474,6 +474,15 @@ impl Sim {
                 snd.w.ssthresh,
                 snd.in_flight(),
                 snd.highest_ack,
+            );
+            let r = &snd.rtt;
+            self.rec.rtt(
+                now,
+                f,
+                r.srtt_s(),
+                r.rttvar_s(),
+                secs(r.timeout_ns),
+                r.backoff,
             );
         }
     }

@@ -72,7 +72,7 @@ TCP_CLASSES = {  # variant -> (sender class, sink class, delayed-ack sink class)
     "sack": ("Agent/TCP/Sack1", "Agent/TCPSink/Sack1", "Agent/TCPSink/Sack1/DelAck"),
 }
 
-TRACE_SERIES = ("cwnd", "inflight", "seq", "queue", "drops")
+TRACE_SERIES = ("cwnd", "inflight", "seq", "queue", "drops", "rtt")
 
 # Keys the export understands. A key outside these sets is refused rather than
 # ignored: an oracle that silently drops part of a scenario would lie.
@@ -635,7 +635,7 @@ def _queue_traced_per_packet(plan: _Plan) -> bool:
 
 def _trace_tcl(plan: _Plan, tcp_ids: list[int]) -> str:
     lines = ["set tcplab_files {}"]
-    tcp_series = [s for s in plan.series if s in ("cwnd", "inflight", "seq")]
+    tcp_series = [s for s in plan.series if s in ("cwnd", "inflight", "seq", "rtt")]
     if "drops" in plan.series and not _queue_traced_per_packet(plan):
         # Every drop at the bottleneck, by ns-2's C++ drop trace spliced in
         # front of the queue monitor's drop counter. (With a per-packet queue
@@ -656,6 +656,8 @@ def _trace_tcl(plan: _Plan, tcp_ids: list[int]) -> str:
                 vars_ += ["cwnd_", "ssthresh_"]
             if "inflight" in tcp_series or "seq" in tcp_series:
                 vars_ += ["maxseq_", "ack_"]
+            if "rtt" in tcp_series:
+                vars_ += RTT_VARS
             lines.append(f"set tcpvars_fh [open {TCPVARS_FILE} w]")
             lines.append("lappend tcplab_files $tcpvars_fh")
             lines.append("foreach i $tcp_ids {")
@@ -678,7 +680,8 @@ def _trace_tcl(plan: _Plan, tcp_ids: list[int]) -> str:
         if tcp_series and tcp_ids:
             lines.append("    foreach i $tcp_ids {")
             lines.append("        set a $agent($i)")
-            lines.append('        puts $samples_fh "$t $i [$a set cwnd_] [$a set ssthresh_] [$a set maxseq_] [$a set ack_]"')
+            lines.append('        puts $samples_fh "$t $i [$a set cwnd_] [$a set ssthresh_] [$a set maxseq_] [$a set ack_]'
+                         ' [$a set srtt_] [$a set rttvar_] [$a set backoff_]"')
             lines.append("    }")
         if "queue" in plan.series:
             lines.append('    puts $qsamples_fh "$t [$qmon(bottleneck/forward) set pkts_]"')
@@ -879,7 +882,7 @@ def _parse_traces(plan: _Plan, wd: Path) -> dict:
 
     node_base = 2  # source of flow i is node 2 + i (see _tcl)
     traces: dict = {}
-    tcp_series = [s for s in plan.series if s in ("cwnd", "inflight", "seq")]
+    tcp_series = [s for s in plan.series if s in ("cwnd", "inflight", "seq", "rtt")]
     if "drops" in plan.series:
         if _queue_traced_per_packet(plan):
             d = _read_ws(wd / QUEUE_FILE, [0, 1, 7], ["event", "t", "flow"])
@@ -907,6 +910,8 @@ def _parse_traces(plan: _Plan, wd: Path) -> dict:
             if "seq" in tcp_series:
                 traces["seq"] = _frame(wide, {"maxseq_": "seq", "ack_": "ack"},
                                        {"seq": "int64", "ack": "int64"})
+            if "rtt" in tcp_series:
+                traces["rtt"] = _rtt_frame(_frame(wide, dict(zip(RTT_VARS, RTT_VARS)), {}), plan, raw=False)
             if "inflight" in tcp_series:
                 fr = _frame(wide, {"maxseq_": "seq", "ack_": "ack"}, {})
                 fr["inflight"] = (fr["seq"] - fr["ack"]).astype("int64")
@@ -924,9 +929,11 @@ def _parse_traces(plan: _Plan, wd: Path) -> dict:
             traces["queue"] = q.drop_duplicates("t", keep="last").reset_index(drop=True)
     else:
         if tcp_series:
-            c = _read_ws(wd / SAMPLES_FILE, [0, 1, 2, 3, 4, 5],
-                         ["t", "flow", "cwnd", "ssthresh", "seq", "ack"])
+            c = _read_ws(wd / SAMPLES_FILE, list(range(9)),
+                         ["t", "flow", "cwnd", "ssthresh", "seq", "ack"] + RTT_VARS)
             c = c.astype({"flow": "int64", "ssthresh": "int64", "seq": "int64", "ack": "int64"})
+            if "rtt" in tcp_series:
+                traces["rtt"] = _rtt_frame(c[["t", "flow"] + RTT_VARS], plan, raw=True)
             if "cwnd" in tcp_series:
                 traces["cwnd"] = c[["t", "flow", "cwnd", "ssthresh"]].reset_index(drop=True)
             if "seq" in tcp_series:
@@ -952,6 +959,29 @@ def _read_ws(path: Path, usecols: list[int], names: list[str]):
     df = pd.read_csv(path, sep=r"\s+", header=None, usecols=usecols, engine="c")
     df.columns = names
     return df
+
+
+# ns-2's RTT estimator state (tcp.h): srtt_ holds 8 × srtt and rttvar_ 4 × rttvar,
+# both in ticks of tcpTick_; backoff_ is the RTO multiplier.
+RTT_VARS = ["srtt_", "rttvar_", "backoff_"]
+
+
+def _rtt_frame(fr, plan: _Plan, raw: bool):
+    """The rtt table (t, flow, srtt, rttvar in seconds, backoff) from ns-2's
+    estimator variables: `raw` values (read with `$agent set`) in ticks, else
+    as ns-2's own variable trace prints them (already in seconds: srtt =
+    (srtt_ >> 3)·tick, rttvar = rttvar_·tick/4). ns-2 exposes no RTO
+    variable, so there is no rto column."""
+    import pandas as pd
+
+    srtt, rttvar = fr["srtt_"].to_numpy(float), fr["rttvar_"].to_numpy(float)
+    if raw:
+        tick = {f.id: float(parse_duration(f.cfg["tick"], "tick")) for f in plan.flows if f.kind == "tcp"}
+        ticks = fr["flow"].astype("int64").map(tick).to_numpy(float)
+        srtt = (fr["srtt_"].to_numpy("int64") >> 3) * ticks
+        rttvar = rttvar * ticks / 4.0
+    return pd.DataFrame({"t": fr["t"].to_numpy(float), "flow": fr["flow"].to_numpy("int64"),
+                         "srtt": srtt, "rttvar": rttvar, "backoff": fr["backoff_"].to_numpy("int64")})
 
 
 def _frame(wide, rename: dict, dtypes: dict):

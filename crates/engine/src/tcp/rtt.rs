@@ -137,6 +137,12 @@ impl RttEstimator {
         self.refresh();
     }
 
+    /// RTT variation, seconds (ns-2's `t_rttvar_` holds 4 × rttvar in ticks;
+    /// its variable trace prints `t_rttvar_ · tick / 4`, unrounded, as here).
+    pub fn rttvar_s(&self) -> f64 {
+        self.t_rttvar as f64 * self.tick_s / (1 << T_RTTVAR_BITS) as f64
+    }
+
     /// Smoothed RTT, seconds (0 before the first sample).
     pub fn srtt_s(&self) -> f64 {
         (self.t_srtt >> T_SRTT_BITS) as f64 * self.tick_s
