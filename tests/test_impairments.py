@@ -209,3 +209,33 @@ def test_bad_schedules_are_user_errors(group, message):
     sc["flows"]["tcp"] = {"kind": "tcp", "count": 10, **group}
     with pytest.raises(UserError, match=message.replace(".", r"\.")):
         tcplab.run(sc)
+
+
+# ----------------------------------------------------------------- mixed populations
+
+def test_groups_report_their_aggregates():
+    """Paper B8's per-protocol numbers: each group's goodput is the sum of its
+    flows', shares add up to one, Jain's index is taken within the group."""
+    r = tcplab.run("scenarios/b-friendliness.toml", overrides=["duration=30s", "warmup=5s"])
+    groups, flows = r.metrics["groups"], r.flows
+    assert set(groups) == {"smooth", "standard"}
+    for name, g in groups.items():
+        mine = flows[flows["group"] == name]["goodput_bps"]
+        assert g["flows"] == 5
+        assert g["goodput_bps"] == pytest.approx(mine.sum())
+        assert g["normalized_goodput"] == pytest.approx(mine.sum() / 10e6)
+        assert g["jain_index"] == pytest.approx(mine.sum() ** 2 / (5 * (mine ** 2).sum()))
+    assert sum(g["share"] for g in groups.values()) == pytest.approx(1.0)
+    assert r.metrics["jain_index"] == pytest.approx(
+        flows["goodput_bps"].sum() ** 2 / (10 * (flows["goodput_bps"] ** 2).sum()))
+
+
+def test_two_identical_groups_split_the_link_evenly():
+    """Two groups of five TCP(1, ½) flows: each gets half. Over seeds 1-6 (60 s
+    runs) a group's share has σ ≈ 0.013, so the 6-seed mean has σ ≈ 0.0053;
+    allow 4σ."""
+    shares = [tcplab.run("scenarios/b-friendliness.toml",
+                         overrides=[f"seed={s}", "duration=60s", "flows.smooth.alpha=1",
+                                    "flows.smooth.beta=0.5"]).metrics["groups"]["smooth"]["share"]
+              for s in range(1, 7)]
+    assert abs(np.mean(shares) - 0.5) < 4 * 0.0053, shares
