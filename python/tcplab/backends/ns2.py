@@ -279,8 +279,7 @@ def _plan(scenario: dict) -> _Plan:
     groups = _require(scenario, "flows", "scenario")
     if not isinstance(groups, dict) or not groups:
         raise Ns2Error("flows: expected at least one flow group")
-    flows: list[_Flow] = []
-    times = None
+    members = []  # (group, kind, config, access, sink_access) per flow, in id order
     for label in sorted(groups):
         g = groups[label]
         path = f"flows.{label}"
@@ -317,14 +316,12 @@ def _plan(scenario: dict) -> _Plan:
             raise Ns2Error(f"{path}.count: expected a whole number >= 0, got {count!r}")
         access = _merged_link(access_default, g.get("access"), f"{path}.access")
         sink_access = _merged_link(sink_default, g.get("sink_access"), f"{path}.sink_access")
-        if count and times is None:
-            times = _engine_flow_times(scenario)
-        for _ in range(count):
-            fid = len(flows)
-            start, stop = times[fid]
-            flows.append(_Flow(fid, label, kind, g, start, stop, access, sink_access))
-    if not flows:
+        members.extend((label, kind, g, access, sink_access) for _ in range(count))
+    if not members:
         raise Ns2Error("flows: every group has count = 0; nothing to simulate")
+    times = _engine_flow_times(scenario)
+    flows = [_Flow(fid, label, kind, g, *times[fid], access, sink_access)
+             for fid, (label, kind, g, access, sink_access) in enumerate(members)]
     if bottleneck.outages:
         raise Ns2Error("topology.bottleneck.outages: not exported to ns-2 (taking a link down "
                        "resets its queue monitor, whose counters are the bottleneck's results); "
