@@ -281,3 +281,61 @@ def test_initial_ssthresh_ends_slow_start_early():
 
     assert first_drop() < 1.0
     assert first_drop(initial_ssthresh=8) > 3.0
+
+
+def _resolved(sc):
+    from tcplab.scenario import load_scenario
+
+    return load_scenario(sc)
+
+
+def test_export_writes_the_engines_outages_and_refuses_what_ns2_cannot_take_down():
+    import json
+
+    from tcplab.scenario import _core
+
+    s = scenario({"tcp": tcp_group(count=2)})
+    s["topology"]["sink_access"]["outages"] = {"start": "5s", "every": "5s", "duration": "1s",
+                                               "distribution": "exponential"}
+    s = _resolved(s)
+    tcl = export_tcl(s)
+    for i in range(2):  # flow i's sink link is the engine's link 4 + 4 i
+        expect = []
+        for a, b in _core().link_outages(json.dumps(s), 4 + 4 * i):
+            expect.append(f"$ns rtmodel-at {a / 1e9!r} down $r2 $dst({i})".replace(".0 ", " "))
+            expect.append(f"$ns rtmodel-at {b / 1e9!r} up $r2 $dst({i})".replace(".0 ", " "))
+        got = [line for line in tcl.splitlines() if line.startswith("$ns rtmodel-at") and f"$dst({i})" in line]
+        assert got == expect and len(got) == 2 * 19
+    s["topology"]["bottleneck"]["outages"] = {"at": ["10s"], "duration": "1s"}
+    with pytest.raises(Ns2Error, match="topology.bottleneck.outages"):
+        export_tcl(s)
+    del s["topology"]["bottleneck"]["outages"]
+    s["topology"]["access"]["outages"] = {"at": ["0s"], "duration": "1s"}
+    with pytest.raises(Ns2Error, match="time 0"):
+        export_tcl(s)
+
+
+def test_export_writes_gilbert_elliott_errors_as_a_multistate_model():
+    s = scenario({"tcp": tcp_group()})
+    s["topology"]["sink_access"]["errors"] = {"model": "gilbert-elliott", "p_gb": 0.01, "p_bg": 0.3,
+                                              "per_good": 0.001, "per_bad": 0.9}
+    tcl = export_tcl(s)
+    assert "ErrorModel/MultiState" in tcl
+    assert any(line.startswith("tcplab_ge_errors $r2 $dst(0) 0.01 0.3 0.001 0.9 ")
+               for line in tcl.splitlines())
+    s["topology"]["sink_access"]["errors"] = {"model": "gilbert-elliott", "p_gb": 0.01}
+    with pytest.raises(Ns2Error, match="errors.p_bg"):
+        export_tcl(s)
+
+
+def test_export_starts_and_stops_flows_on_their_schedules():
+    s = scenario({"tcp": tcp_group(count=4, joins={"initial": 1, "at": "20s", "every": "10s",
+                                                   "factor": 2})})
+    lines = export_tcl(_resolved(s)).splitlines()
+    starts = [line.split()[2] for line in lines if line.startswith("$ns at") and "start" in line]
+    assert starts == ["0", "20", "30", "30"]
+    s = scenario({"tcp": tcp_group(count=4, leaves={"at": "20s", "every": "10s", "factor": 0.5})})
+    del s["flows"]["tcp"]["stop"]
+    lines = export_tcl(_resolved(s)).splitlines()
+    stops = [line.split()[2] for line in lines if line.startswith("$ns at") and "stop" in line]
+    assert stops == ["30", "20", "20"]  # flow 0 runs to the end

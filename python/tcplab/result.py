@@ -45,9 +45,15 @@ def compute_metrics(flows: pd.DataFrame, links: pd.DataFrame, reference_bps: flo
     for col in ("retransmissions", "timeouts", "fast_retransmits"):
         if col in tcp and tcp[col].notna().all():
             m[f"tcp_{col}"] = int(tcp[col].sum())
+    # Paper B's aggregated protocol goodput per group (B8 friendliness: ideally
+    # each of two groups gets half); share = of all flows' goodput.
+    total = float(flows["goodput_bps"].sum())
     m["groups"] = {
         g: {"flows": int(len(d)), "goodput_bps": float(d["goodput_bps"].sum()),
             "throughput_bps": float(d["throughput_bps"].sum()),
+            "share": float(d["goodput_bps"].sum()) / total if total > 0 else float("nan"),
+            "normalized_goodput": (float(d["goodput_bps"].sum()) / reference_bps
+                                   if reference_bps > 0 else float("nan")),
             "jain_index": jain_index(d["goodput_bps"])}
         for g, d in flows.groupby("group", sort=True)
     }

@@ -110,24 +110,211 @@ pub struct LinkSpec {
     /// acks on the reverse direction are unaffected, as ns-2's `lossmodel`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub errors: Option<ErrorSpec>,
+    /// Times the link is down, both directions (handoffs, paper B4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outages: Option<OutageSpec>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
 pub enum ErrorModelKind {
     /// Each packet is lost independently with probability `per` (paper B's PER).
+    #[serde(rename = "bernoulli")]
     Bernoulli,
+    /// A two-state Markov chain stepped once per arriving packet: good → bad
+    /// with probability `p_gb`, bad → good with `p_bg`; then the packet is
+    /// lost with `per_good` or `per_bad` of the state it is now in (ns-2's
+    /// `ErrorModel/MultiState` with packet transitions does the same).
+    #[serde(rename = "gilbert-elliott")]
+    GilbertElliott,
 }
 
 /// Random packet errors. A lost packet is decided as it arrives at the link
 /// and never enters the buffer (ns-2's `$ns lossmodel` puts the ErrorModel
-/// at the link's head, before the queue).
+/// at the link's head, before the queue). Which keys apply depends on
+/// `model`: `per` for "bernoulli"; `p_gb`, `p_bg`, `per_good` (default 0)
+/// and `per_bad` (default 1) for "gilbert-elliott".
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ErrorSpec {
     pub model: ErrorModelKind,
-    /// Packet error rate, in [0, 1].
-    pub per: f64,
+    /// Packet error rate, in [0, 1] (bernoulli).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per: Option<f64>,
+    /// P(good → bad) per packet (gilbert-elliott).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p_gb: Option<f64>,
+    /// P(bad → good) per packet (gilbert-elliott); bursts last 1/p_bg packets on average.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p_bg: Option<f64>,
+    /// Loss probability in the good state (gilbert-elliott, default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_good: Option<f64>,
+    /// Loss probability in the bad state (gilbert-elliott, default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_bad: Option<f64>,
+}
+
+impl ErrorSpec {
+    /// Long-run fraction of arrivals lost: `per`, or for Gilbert–Elliott
+    /// π_good·per_good + π_bad·per_bad with π_bad = p_gb / (p_gb + p_bg).
+    pub fn loss_rate(&self) -> f64 {
+        match self.model {
+            ErrorModelKind::Bernoulli => self.per.unwrap_or(0.0),
+            ErrorModelKind::GilbertElliott => {
+                let (gb, bg) = (self.p_gb.unwrap_or(0.0), self.p_bg.unwrap_or(0.0));
+                let bad = if gb + bg > 0.0 { gb / (gb + bg) } else { 0.0 };
+                (1.0 - bad) * self.per_good.unwrap_or(0.0) + bad * self.per_bad.unwrap_or(1.0)
+            }
+        }
+    }
+
+    fn resolved(mut self) -> ErrorSpec {
+        if self.model == ErrorModelKind::GilbertElliott {
+            self.per_good.get_or_insert(0.0);
+            self.per_bad.get_or_insert(1.0);
+        }
+        self
+    }
+
+    fn validate(&self, path: &str) -> Result<(), ScenarioError> {
+        let (name, allowed, required): (&str, &[&str], &[&str]) = match self.model {
+            ErrorModelKind::Bernoulli => ("bernoulli", &["per"], &["per"]),
+            ErrorModelKind::GilbertElliott => (
+                "gilbert-elliott",
+                &["p_gb", "p_bg", "per_good", "per_bad"],
+                &["p_gb", "p_bg"],
+            ),
+        };
+        let keys = [
+            ("per", self.per),
+            ("p_gb", self.p_gb),
+            ("p_bg", self.p_bg),
+            ("per_good", self.per_good),
+            ("per_bad", self.per_bad),
+        ];
+        for (k, v) in keys {
+            match v {
+                Some(_) if !allowed.contains(&k) => {
+                    return Err(err(
+                        format!("{path}.{k}"),
+                        format!(
+                            "does not apply to model = \"{name}\" (it takes {})",
+                            allowed.join(", ")
+                        ),
+                    ))
+                }
+                Some(x) if !(0.0..=1.0).contains(&x) => {
+                    return Err(err(
+                        format!("{path}.{k}"),
+                        format!("must be a probability in [0, 1], got {x}"),
+                    ))
+                }
+                None if required.contains(&k) => {
+                    return Err(err(
+                        format!("{path}.{k}"),
+                        "missing; a probability in [0, 1]",
+                    ))
+                }
+                _ => {}
+            }
+        }
+        if self.model == ErrorModelKind::GilbertElliott && self.p_bg == Some(0.0) {
+            return Err(err(
+                format!("{path}.p_bg"),
+                "must be positive (with p_bg = 0 the bad state never ends)",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// How long each outage lasts.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum OutageDistribution {
+    /// Exactly `duration`.
+    #[default]
+    Fixed,
+    /// Exponential with mean `duration`, drawn from the link's own stream.
+    Exponential,
+}
+
+/// When a link is down. Either periodic (`start`, `every`) or an explicit
+/// list (`at`); each outage lasts `duration` (fixed, or exponential with that
+/// mean). Overlapping outages merge into one. While down, both directions of
+/// the link lose every packet that arrives, and every packet still on the
+/// link (waiting, in transmission or propagating) when an outage begins is
+/// lost too — as ns-2's dynamic links (`rtmodel-at`) do.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct OutageSpec {
+    /// First outage of a periodic schedule (default: `every`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<Duration>,
+    /// Period of a periodic schedule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub every: Option<Duration>,
+    /// Explicit outage start times, increasing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<Vec<Duration>>,
+    /// Length (or mean length) of each outage.
+    pub duration: Duration,
+    #[serde(default)]
+    pub distribution: OutageDistribution,
+}
+
+impl OutageSpec {
+    fn resolved(mut self) -> OutageSpec {
+        if let (None, Some(e)) = (self.start, self.every) {
+            self.start = Some(e);
+        }
+        self
+    }
+
+    fn validate(&self, path: &str) -> Result<(), ScenarioError> {
+        if self.duration.0 == 0 {
+            return Err(err(format!("{path}.duration"), "must be positive"));
+        }
+        match (&self.every, &self.at) {
+            (Some(_), Some(_)) => Err(err(
+                format!("{path}.at"),
+                "give either every (periodic) or at (a list), not both",
+            )),
+            (None, None) => Err(err(
+                path,
+                "needs every (e.g. every = \"5s\") or at (e.g. at = [\"10s\", \"30s\"])",
+            )),
+            (Some(every), None) => {
+                if every.0 == 0 {
+                    return Err(err(format!("{path}.every"), "must be positive"));
+                }
+                if self.distribution == OutageDistribution::Fixed && self.duration.0 >= every.0 {
+                    return Err(err(
+                        format!("{path}.duration"),
+                        "must be shorter than every (the link would never come up)",
+                    ));
+                }
+                Ok(())
+            }
+            (None, Some(at)) => {
+                if self.start.is_some() {
+                    return Err(err(
+                        format!("{path}.start"),
+                        "applies to a periodic schedule (every); a list gives its times in at",
+                    ));
+                }
+                if at.is_empty() {
+                    return Err(err(format!("{path}.at"), "needs at least one time"));
+                }
+                for (i, w) in at.windows(2).enumerate() {
+                    if w[1].0 <= w[0].0 {
+                        return Err(err(format!("{path}.at[{}]", i + 1), "times must increase"));
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
 }
 
 /// Per-group changes to the default access links.
@@ -142,6 +329,8 @@ pub struct LinkOverride {
     pub buffer: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub errors: Option<ErrorSpec>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outages: Option<OutageSpec>,
 }
 
 impl LinkSpec {
@@ -159,6 +348,9 @@ impl LinkSpec {
             }
             if let Some(e) = o.errors {
                 l.errors = Some(e);
+            }
+            if let Some(x) = &o.outages {
+                l.outages = Some(x.clone());
             }
         }
         l
@@ -399,9 +591,19 @@ pub struct FlowGroup {
     /// Each flow starts at `start + U[0, start_jitter]`.
     #[serde(default)]
     pub start_jitter: Duration,
-    /// Defaults to the end of the run.
+    /// Defaults to the end of the run (unless `leaves` stops the flows).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<Duration>,
+    /// Flows join over time: `initial` start at `start`, the rest as the
+    /// number of active flows grows by `factor` at `at`, `at + every`, …
+    /// (paper B5: "N doubles every 5 s after 15 s").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub joins: Option<JoinSpec>,
+    /// Flows leave over time: the number of active flows shrinks by `factor`
+    /// at `at`, `at + every`, …, highest index first (paper B6: "half the
+    /// flows leave every 5 s after 15 s").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leaves: Option<LeaveSpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub access: Option<LinkOverride>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -467,6 +669,88 @@ pub struct FlowGroup {
     /// (ns-2 `Agent/TCPSink/DelAck interval_` 100 ms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delack_interval: Option<Duration>,
+}
+
+/// A join schedule: active flows n₀ = `initial`, then at `at + k·every`
+/// (k = 0, 1, …) n ← min(count, ⌈n·factor⌉); flow j starts at the first step
+/// with n > j (plus its start jitter).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct JoinSpec {
+    pub initial: u32,
+    pub at: Duration,
+    pub every: Duration,
+    /// Growth per step, > 1 (2 doubles).
+    pub factor: f64,
+}
+
+/// A leave schedule: active flows n₀ = count, then at `at + k·every`
+/// n ← max(min, ⌊n·factor⌋); flow j stops at the first step with n ≤ j.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LeaveSpec {
+    pub at: Duration,
+    pub every: Duration,
+    /// Fraction that stays per step, in (0, 1) (0.5 halves).
+    pub factor: f64,
+    /// Flows that never leave (default 1).
+    #[serde(default = "one")]
+    pub min: u32,
+}
+
+/// The steps of a join or leave schedule before `end`: (time, active flows after it).
+fn schedule_steps(
+    mut n: u32,
+    at: SimTime,
+    every: SimTime,
+    end: SimTime,
+    step: impl Fn(u32) -> u32,
+) -> Vec<(SimTime, u32)> {
+    let mut out = Vec::new();
+    let mut t = at;
+    while t < end {
+        let next = step(n);
+        if next == n {
+            break;
+        }
+        n = next;
+        out.push((t, n));
+        t += every;
+    }
+    out
+}
+
+impl FlowGroup {
+    /// Flow `j` of this group (0-based within the group): (when it may
+    /// start before jitter, when it stops), for a run ending at `end`.
+    pub fn flow_window(&self, j: u32, end: SimTime) -> (SimTime, SimTime) {
+        let mut start = self.start.0;
+        let mut stop = self.stop.map_or(end, |s| s.0).min(end);
+        if let Some(js) = &self.joins {
+            if j >= js.initial {
+                let count = self.count;
+                let f = js.factor;
+                let steps = schedule_steps(js.initial, js.at.0, js.every.0, end, |n| {
+                    ((n as f64 * f).ceil() as u32).clamp(n, count)
+                });
+                start = steps
+                    .iter()
+                    .find(|&&(_, n)| n > j)
+                    .map_or(SimTime::MAX, |&(t, _)| t);
+            }
+        }
+        if let Some(ls) = &self.leaves {
+            let f = ls.factor;
+            let min = ls.min;
+            let steps = schedule_steps(self.count, ls.at.0, ls.every.0, end, |n| {
+                ((n as f64 * f).floor() as u32).max(min).min(n)
+            });
+            if let Some(&(t, _)) = steps.iter().find(|&&(_, n)| n <= j) {
+                stop = stop.min(t);
+            }
+        }
+        (start, stop)
+    }
 }
 
 fn one() -> u32 {
@@ -605,8 +889,24 @@ impl Scenario {
     pub fn resolve(mut self) -> Result<Scenario, ScenarioError> {
         self.validate()?;
         let end = self.duration;
+        let topo = &mut self.topology;
+        for l in [
+            &mut topo.bottleneck,
+            &mut topo.access,
+            &mut topo.sink_access,
+        ] {
+            l.errors = l.errors.map(ErrorSpec::resolved);
+            l.outages = l.outages.take().map(OutageSpec::resolved);
+        }
         for g in self.flows.values_mut() {
-            if g.stop.is_none() {
+            for o in [g.access.as_mut(), g.sink_access.as_mut()]
+                .into_iter()
+                .flatten()
+            {
+                o.errors = o.errors.map(ErrorSpec::resolved);
+                o.outages = o.outages.take().map(OutageSpec::resolved);
+            }
+            if g.stop.is_none() && g.leaves.is_none() {
                 g.stop = Some(end);
             }
             if g.kind == FlowKind::Tcp {
@@ -664,6 +964,7 @@ impl Scenario {
                     return Err(err(format!("{p}.stop"), "must be after start"));
                 }
             }
+            check_dynamics(&p, g)?;
             for (which, o, base) in [
                 ("access", &g.access, &self.topology.access),
                 ("sink_access", &g.sink_access, &self.topology.sink_access),
@@ -799,11 +1100,82 @@ fn check_link(path: &str, l: &LinkSpec, _is_bottleneck: bool) -> Result<(), Scen
         ));
     }
     if let Some(e) = &l.errors {
-        if !(0.0..=1.0).contains(&e.per) {
+        e.validate(&format!("{path}.errors"))?;
+    }
+    if let Some(o) = &l.outages {
+        o.validate(&format!("{path}.outages"))?;
+    }
+    Ok(())
+}
+
+/// Join and leave schedules of group `g` (key path `p`).
+fn check_dynamics(p: &str, g: &FlowGroup) -> Result<(), ScenarioError> {
+    if g.joins.is_some() && g.leaves.is_some() {
+        return Err(err(
+            format!("{p}.leaves"),
+            "a group either joins or leaves; put the two schedules in two groups",
+        ));
+    }
+    if let Some(j) = &g.joins {
+        let q = format!("{p}.joins");
+        if !(j.factor > 1.0 && j.factor.is_finite()) {
             return Err(err(
-                format!("{path}.errors.per"),
-                format!("must be a probability in [0, 1], got {}", e.per),
+                format!("{q}.factor"),
+                format!(
+                    "must be greater than 1 (2 doubles the active flows), got {}",
+                    j.factor
+                ),
             ));
+        }
+        if j.initial == 0 {
+            return Err(err(format!("{q}.initial"), "must be at least 1"));
+        }
+        if j.initial > g.count {
+            return Err(err(
+                format!("{q}.initial"),
+                format!("must not exceed count ({}), got {}", g.count, j.initial),
+            ));
+        }
+        if j.every.0 == 0 {
+            return Err(err(format!("{q}.every"), "must be positive"));
+        }
+        if j.at.0 <= g.start.0 {
+            return Err(err(format!("{q}.at"), "must be after the group's start"));
+        }
+        if let Some(stop) = g.stop {
+            if j.at.0 >= stop.0 {
+                return Err(err(format!("{q}.at"), "must be before the group's stop"));
+            }
+        }
+    }
+    if let Some(l) = &g.leaves {
+        let q = format!("{p}.leaves");
+        if g.stop.is_some() {
+            return Err(err(
+                format!("{p}.stop"),
+                "cannot be combined with leaves (the schedule sets each flow's stop)",
+            ));
+        }
+        if !(l.factor > 0.0 && l.factor < 1.0) {
+            return Err(err(
+                format!("{q}.factor"),
+                format!(
+                    "must be in (0, 1) (0.5 halves the active flows), got {}",
+                    l.factor
+                ),
+            ));
+        }
+        if l.min > g.count {
+            return Err(err(
+                format!("{q}.min"),
+                format!("must not exceed count ({}), got {}", g.count, l.min),
+            ));
+        }
+        if l.every.0 == 0 {
+            return Err(err(format!("{q}.every"), "must be positive"));
+        }
+        if l.at.0 <= g.start.0 {
+            return Err(err(format!("{q}.at"), "must be after the group's start"));
         }
     }
     Ok(())
@@ -900,6 +1272,181 @@ mod tests {
             .resolve()
             .unwrap();
         assert_eq!(s.to_json(), again.to_json());
+    }
+
+    fn resolve_with(link_extra: &str, group_extra: &str) -> Result<Scenario, ScenarioError> {
+        let text = MINIMAL
+            .replace(
+                r#""sink_access": {"rate": "10Mbps", "delay": "1ms", "buffer": 100}"#,
+                &format!(
+                    r#""sink_access": {{"rate": "10Mbps", "delay": "1ms", "buffer": 100{link_extra}}}"#
+                ),
+            )
+            .replace(
+                r#""tcp": {"kind": "tcp"}"#,
+                &format!(r#""tcp": {{"kind": "tcp", "count": 8{group_extra}}}"#),
+            );
+        Scenario::from_json(&text).and_then(|s| s.resolve())
+    }
+
+    #[test]
+    fn bad_error_models_are_rejected_with_paths() {
+        let e = |x: &str| resolve_with(&format!(r#", "errors": {x}"#), "").unwrap_err();
+        let p = "topology.sink_access.errors";
+        assert_eq!(
+            e(r#"{"model": "bernoulli", "per": 1.5}"#).path,
+            format!("{p}.per")
+        );
+        assert_eq!(e(r#"{"model": "bernoulli"}"#).path, format!("{p}.per"));
+        assert_eq!(
+            e(r#"{"model": "bernoulli", "per": 0.1, "p_gb": 0.1}"#).path,
+            format!("{p}.p_gb")
+        );
+        assert_eq!(
+            e(r#"{"model": "gilbert-elliott", "p_gb": 0.1}"#).path,
+            format!("{p}.p_bg")
+        );
+        assert_eq!(
+            e(r#"{"model": "gilbert-elliott", "p_gb": 0.1, "p_bg": 0}"#).path,
+            format!("{p}.p_bg")
+        );
+        assert_eq!(
+            e(r#"{"model": "gilbert-elliott", "p_gb": 0.1, "p_bg": 0.3, "per": 0.1}"#).path,
+            format!("{p}.per")
+        );
+        assert_eq!(
+            e(r#"{"model": "gilbert-elliott", "p_gb": 0.1, "p_bg": 0.3, "per_bad": 2}"#).path,
+            format!("{p}.per_bad")
+        );
+        let s = resolve_with(
+            r#", "errors": {"model": "gilbert-elliott", "p_gb": 0.01, "p_bg": 0.3}"#,
+            "",
+        )
+        .unwrap();
+        let ge = s.topology.sink_access.errors.unwrap();
+        assert_eq!((ge.per_good, ge.per_bad), (Some(0.0), Some(1.0)));
+        assert!((ge.loss_rate() - 0.01 / 0.31).abs() < 1e-12);
+    }
+
+    #[test]
+    fn bad_outage_schedules_are_rejected_with_paths() {
+        let e = |x: &str| resolve_with(&format!(r#", "outages": {x}"#), "").unwrap_err();
+        let p = "topology.sink_access.outages";
+        assert_eq!(
+            e(r#"{"every": "5s", "duration": "5s"}"#).path,
+            format!("{p}.duration")
+        );
+        assert_eq!(
+            e(r#"{"every": "5s", "duration": 0}"#).path,
+            format!("{p}.duration")
+        );
+        assert_eq!(e(r#"{"duration": "1s"}"#).path, p);
+        assert_eq!(
+            e(r#"{"every": "5s", "at": ["1s"], "duration": "1s"}"#).path,
+            format!("{p}.at")
+        );
+        assert_eq!(
+            e(r#"{"at": ["3s", "2s"], "duration": "1s"}"#).path,
+            format!("{p}.at[1]")
+        );
+        assert_eq!(
+            e(r#"{"at": ["3s"], "start": "1s", "duration": "1s"}"#).path,
+            format!("{p}.start")
+        );
+        assert_eq!(
+            e(r#"{"every": "5s", "duration": "1s", "distribution": "pareto"}"#).path,
+            format!("{p}.distribution")
+        );
+        // a periodic schedule starts one period in unless told; exponential
+        // durations may exceed the period (overlaps merge)
+        let s = resolve_with(
+            r#", "outages": {"every": "5s", "duration": "6s", "distribution": "exponential"}"#,
+            "",
+        )
+        .unwrap();
+        assert_eq!(
+            s.topology.sink_access.outages.unwrap().start,
+            Some(Duration(5_000_000_000))
+        );
+    }
+
+    #[test]
+    fn bad_join_and_leave_schedules_are_rejected_with_paths() {
+        let e = |x: &str| resolve_with("", x).unwrap_err();
+        let j = r#""at": "2s", "every": "1s""#;
+        assert_eq!(
+            e(&format!(r#", "joins": {{"initial": 2, {j}, "factor": 1}}"#)).path,
+            "flows.tcp.joins.factor"
+        );
+        assert_eq!(
+            e(&format!(r#", "joins": {{"initial": 9, {j}, "factor": 2}}"#)).path,
+            "flows.tcp.joins.initial"
+        );
+        assert_eq!(
+            e(&format!(r#", "joins": {{"initial": 0, {j}, "factor": 2}}"#)).path,
+            "flows.tcp.joins.initial"
+        );
+        assert_eq!(
+            e(r#", "joins": {"initial": 2, "at": "2s", "every": 0, "factor": 2}"#).path,
+            "flows.tcp.joins.every"
+        );
+        assert_eq!(
+            e(&format!(
+                r#", "start": "3s", "joins": {{"initial": 2, {j}, "factor": 2}}"#
+            ))
+            .path,
+            "flows.tcp.joins.at"
+        );
+        assert_eq!(
+            e(&format!(r#", "leaves": {{{j}, "factor": 1}}"#)).path,
+            "flows.tcp.leaves.factor"
+        );
+        assert_eq!(
+            e(&format!(r#", "leaves": {{{j}, "factor": 0}}"#)).path,
+            "flows.tcp.leaves.factor"
+        );
+        assert_eq!(
+            e(&format!(r#", "leaves": {{{j}, "factor": 0.5, "min": 9}}"#)).path,
+            "flows.tcp.leaves.min"
+        );
+        assert_eq!(
+            e(&format!(
+                r#", "stop": "5s", "leaves": {{{j}, "factor": 0.5}}"#
+            ))
+            .path,
+            "flows.tcp.stop"
+        );
+        assert_eq!(
+            e(&format!(
+                r#", "joins": {{"initial": 2, {j}, "factor": 2}}, "leaves": {{{j}, "factor": 0.5}}"#
+            ))
+            .path,
+            "flows.tcp.leaves"
+        );
+        // a resolved leave schedule keeps stop unset, so it resolves again
+        let s = resolve_with("", &format!(r#", "leaves": {{{j}, "factor": 0.5}}"#)).unwrap();
+        assert_eq!(s.flows["tcp"].stop, None);
+        Scenario::from_json(&s.to_json())
+            .unwrap()
+            .resolve()
+            .unwrap();
+    }
+
+    #[test]
+    fn join_and_leave_schedules_give_each_flow_its_window() {
+        let s = |x: &str| resolve_with("", x).unwrap();
+        let sec = 1_000_000_000;
+        let end = 10 * sec;
+        // 8 flows, 2 at first, doubling at 2 s and 3 s (then all 8 are in)
+        let g = s(r#", "joins": {"initial": 2, "at": "2s", "every": "1s", "factor": 2}"#).flows
+            ["tcp"]
+            .clone();
+        let starts: Vec<_> = (0..8).map(|j| g.flow_window(j, end).0 / sec).collect();
+        assert_eq!(starts, vec![0, 0, 2, 2, 3, 3, 3, 3]);
+        // 8 flows halving at 2, 3, 4 s down to the minimum of 1
+        let g = s(r#", "leaves": {"at": "2s", "every": "1s", "factor": 0.5}"#).flows["tcp"].clone();
+        let stops: Vec<_> = (0..8).map(|j| g.flow_window(j, end).1 / sec).collect();
+        assert_eq!(stops, vec![10, 4, 3, 3, 2, 2, 2, 2]);
     }
 
     #[test]

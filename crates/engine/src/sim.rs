@@ -3,6 +3,7 @@
 //! measurement window (warmup, duration].
 
 use crate::net::link::{Admit, DropCause, Impairment, Link};
+use crate::net::outage::OutageSchedule;
 use crate::net::packet::{Kind, Packet, FORWARD};
 use crate::net::queue::Queue;
 use crate::record::{Recorder, Table};
@@ -136,20 +137,69 @@ pub struct Sim {
 }
 
 /// One direction of a duplex link; errors apply to the forward direction
-/// only, drawn from the link's own stream (its index).
-fn make_link(l: &LinkSpec, forward: bool, seed: u64, index: usize) -> Link {
+/// only, drawn from the link's own stream (its index). Outages apply to both
+/// directions, with the schedule drawn from the forward direction's stream
+/// (`duplex` is that index), so the duplex link goes down as one.
+fn make_link(l: &LinkSpec, forward: bool, seed: u64, index: usize, duplex: usize) -> Link {
     let mut link = Link::new(l.rate.0, l.delay.0, Queue::new(l.queue, l.buffer));
     if let (true, Some(e)) = (forward, l.errors) {
-        if e.per > 0.0 {
-            link.impairment = match e.model {
-                ErrorModelKind::Bernoulli => Impairment::Bernoulli {
-                    per: e.per,
-                    rng: Rng::stream(seed, stream::LINK_ERRORS, index as u64),
-                },
-            };
-        }
+        let rng = Rng::stream(seed, stream::LINK_ERRORS, index as u64);
+        link.impairment = match e.model {
+            ErrorModelKind::Bernoulli => match e.per.unwrap_or(0.0) {
+                per if per > 0.0 => Impairment::Bernoulli { per, rng },
+                _ => Impairment::None,
+            },
+            ErrorModelKind::GilbertElliott => Impairment::GilbertElliott {
+                p_gb: e.p_gb.unwrap_or(0.0),
+                p_bg: e.p_bg.unwrap_or(1.0),
+                per_good: e.per_good.unwrap_or(0.0),
+                per_bad: e.per_bad.unwrap_or(1.0),
+                bad: false,
+                rng,
+            },
+        };
+    }
+    if let Some(o) = &l.outages {
+        link.set_outages(outage_schedule(o, seed, duplex));
     }
     link
+}
+
+fn outage_schedule(o: &crate::scenario::OutageSpec, seed: u64, duplex: usize) -> OutageSchedule {
+    OutageSchedule::new(o, Rng::stream(seed, stream::LINK_OUTAGES, duplex as u64))
+}
+
+/// The specs of every link, in the simulator's link order (bottleneck
+/// forward and reverse, then per flow: access forward, reverse, sink access
+/// forward, reverse).
+fn link_specs(sc: &Scenario) -> Vec<LinkSpec> {
+    let topo = &sc.topology;
+    let mut v = vec![topo.bottleneck.clone(), topo.bottleneck.clone()];
+    for g in sc.flows.values() {
+        let access = topo.access.with(&g.access);
+        let sink_access = topo.sink_access.with(&g.sink_access);
+        for _ in 0..g.count {
+            v.extend([access.clone(), access.clone()]);
+            v.extend([sink_access.clone(), sink_access.clone()]);
+        }
+    }
+    v
+}
+
+/// The outages [start, end) in ns that link `link` of a resolved scenario
+/// goes through before the run ends (empty without outages; None if there is
+/// no such link): for exporters that must play the same schedule.
+pub fn link_outages(sc: &Scenario, link: u32) -> Option<Vec<(SimTime, SimTime)>> {
+    let specs = link_specs(sc);
+    let l = specs.get(link as usize)?;
+    let duplex = link as usize & !1;
+    let end = sc.duration.0;
+    Some(match &l.outages {
+        None => Vec::new(),
+        Some(o) => outage_schedule(o, sc.seed, duplex)
+            .take_while(|&(s, _)| s < end)
+            .collect(),
+    })
 }
 
 impl Sim {
@@ -158,8 +208,8 @@ impl Sim {
         let end = sc.duration.0;
         let topo = &sc.topology;
         let mut links = vec![
-            make_link(&topo.bottleneck, true, sc.seed, 0),
-            make_link(&topo.bottleneck, false, sc.seed, 1),
+            make_link(&topo.bottleneck, true, sc.seed, 0, 0),
+            make_link(&topo.bottleneck, false, sc.seed, 1, 0),
         ];
         let mut link_info = vec![
             LinkInfo {
@@ -176,6 +226,7 @@ impl Sim {
         let mut agents = Vec::new();
         let mut sched = Scheduler::new();
         let mut id: u32 = 0;
+        let times = flow_times(&sc);
         for (name, g) in &sc.flows {
             let access = topo.access.with(&g.access);
             let sink_access = topo.sink_access.with(&g.sink_access);
@@ -183,8 +234,8 @@ impl Sim {
                 let base = links.len() as u32;
                 for (spec, nm) in [(&access, "access"), (&sink_access, "sink_access")] {
                     let n = links.len();
-                    links.push(make_link(spec, true, sc.seed, n));
-                    links.push(make_link(spec, false, sc.seed, n + 1));
+                    links.push(make_link(spec, true, sc.seed, n, n));
+                    links.push(make_link(spec, false, sc.seed, n + 1, n));
                     link_info.push(LinkInfo {
                         name: format!("{nm}[{id}]"),
                         direction: "forward",
@@ -197,8 +248,7 @@ impl Sim {
                 // forward: access fwd → bottleneck fwd → sink_access fwd
                 // reverse: sink_access rev → bottleneck rev → access rev
                 routes.push([[base, 0, base + 2], [base + 3, 1, base + 1]]);
-                let start = flow_start(&sc, g, id);
-                let stop = g.stop.map_or(end, |s| s.0).min(end);
+                let (start, stop) = times[id as usize];
                 let agent = match g.kind {
                     FlowKind::Tcp => {
                         let p = g.tcp_params();
@@ -236,9 +286,12 @@ impl Sim {
                     stop,
                     packet_size: g.packet_size,
                 });
-                sched.schedule(start, Event::FlowStart(id));
-                if stop < end {
-                    sched.schedule(stop, Event::FlowStop(id));
+                // a flow whose start falls after its stop never sends
+                if start < stop {
+                    sched.schedule(start, Event::FlowStart(id));
+                    if stop < end {
+                        sched.schedule(stop, Event::FlowStop(id));
+                    }
                 }
                 id += 1;
             }
@@ -624,31 +677,41 @@ fn single_input_links(n: usize, routes: &[[[u32; 3]; 2]]) -> Vec<bool> {
         .collect()
 }
 
-/// When flow `id` of group `g` starts: `start + U[0, start_jitter]` from the
-/// flow's own stream.
-fn flow_start(sc: &Scenario, g: &crate::scenario::FlowGroup, id: u32) -> SimTime {
-    let jitter = if g.start_jitter.0 > 0 {
-        (Rng::stream(sc.seed, stream::FLOW_START, id as u64).uniform() * g.start_jitter.0 as f64)
-            as SimTime
-    } else {
-        0
-    };
-    g.start.0 + jitter
+/// (start, stop) of every flow, in flow id order. Flow `id`, the `j`-th of
+/// its group, starts at its group's `start` — or, with `joins`, when the
+/// schedule lets it join — plus U[0, start_jitter] from the flow's own
+/// stream; it stops at the group's `stop` or, with `leaves`, when the
+/// schedule makes it leave; both are capped at the end of the run.
+pub fn flow_times(sc: &Scenario) -> Vec<(SimTime, SimTime)> {
+    let end = sc.duration.0;
+    let mut out = Vec::new();
+    for g in sc.flows.values() {
+        for j in 0..g.count {
+            let id = out.len() as u64;
+            let (base, stop) = g.flow_window(j, end);
+            let jitter = if g.start_jitter.0 > 0 {
+                (Rng::stream(sc.seed, stream::FLOW_START, id).uniform() * g.start_jitter.0 as f64)
+                    as SimTime
+            } else {
+                0
+            };
+            out.push((base.saturating_add(jitter).min(end), stop));
+        }
+    }
+    out
 }
 
 /// Departure times of UDP flow `flow` of a resolved scenario (None if that
 /// flow is not UDP): what the simulator sends, for exporters that must play
 /// the same schedule (the ns-2 backend's trace-driven sources).
 pub fn udp_departures(sc: &Scenario, flow: u32) -> Option<Vec<SimTime>> {
-    let end = sc.duration.0;
     let mut id = 0u32;
     for g in sc.flows.values() {
         if flow < id + g.count {
             if g.kind != FlowKind::Udp {
                 return None;
             }
-            let start = flow_start(sc, g, flow);
-            let stop = g.stop.map_or(end, |s| s.0).min(end);
+            let (start, stop) = flow_times(sc)[flow as usize];
             let shape = Shape::from_spec(g.rate.as_ref()?);
             return Some(crate::traffic::udp::departures(
                 &shape,

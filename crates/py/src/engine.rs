@@ -76,6 +76,32 @@ fn udp_departures<'py>(
     Ok(PyBytes::new(py, &bytes))
 }
 
+/// Outages [(start_ns, end_ns), ...] of link `link` (the packet engine's
+/// link index) before the run ends: the schedule the engine draws, for the
+/// ns-2 export.
+#[pyfunction]
+fn link_outages(py: Python<'_>, scenario_json: &str, link: u32) -> PyResult<Vec<(u64, u64)>> {
+    let text = scenario_json.to_owned();
+    py.detach(move || {
+        let sc = Scenario::from_json(&text)?.resolve()?;
+        Ok(tcplab_engine::sim::link_outages(&sc, link))
+    })
+    .map_err(scenario_error)?
+    .ok_or_else(|| PyValueError::new_err(format!("no link {link}")))
+}
+
+/// [(start_ns, stop_ns), ...] of every flow in id order (start jitter, join
+/// and leave schedules applied): when the packet engine starts and stops each.
+#[pyfunction]
+fn flow_times(py: Python<'_>, scenario_json: &str) -> PyResult<Vec<(u64, u64)>> {
+    let text = scenario_json.to_owned();
+    py.detach(move || {
+        let sc = Scenario::from_json(&text)?.resolve()?;
+        Ok(tcplab_engine::sim::flow_times(&sc))
+    })
+    .map_err(scenario_error)
+}
+
 /// The rate (bit/s) a scenario normalizes throughput by (`measure.reference`;
 /// "free" subtracts the clipped mean of every UDP shape).
 #[pyfunction]
@@ -94,5 +120,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(udp_departures, m)?)?;
     m.add_function(wrap_pyfunction!(reference_bps, m)?)?;
+    m.add_function(wrap_pyfunction!(link_outages, m)?)?;
+    m.add_function(wrap_pyfunction!(flow_times, m)?)?;
     Ok(())
 }

@@ -23,10 +23,16 @@ Translation (see ../shared/NS2-NOTES.md for why each matters):
   (R2 -> sink), duplex, same parameters both ways; the bottleneck is R1 -> R2;
 * ns-2 node ids are fixed by construction: R1 = 0, R2 = 1, the source of flow
   i is 2 + i and its sink 2 + N + i (N flows in all);
-* start jitter is drawn in Python (numpy PCG64 seeded with (seed, flow id))
-  and written into the script as literal times, so the script is
+* every flow's start and stop time (start jitter, join and leave schedules)
+  and every link's outages come from the packet engine (`flow_times`,
+  `link_outages`) and are written into the script as literal times, so both
+  engines start, stop and cut links at the same instants and the script is
   deterministic and readable on its own; ns-2's default RNG is seeded with
-  `seed` (it only draws each TCP agent's clock phase, `boot_time_`).
+  `seed` (it draws each TCP agent's clock phase, `boot_time_`, and the
+  state changes of Gilbert-Elliott error models);
+* an outage is `$ns rtmodel-at t down` / `up` on the duplex link: both
+  directions go down, arrivals are dropped, and the queue and everything in
+  transit are flushed (dynamic links) — the packet engine's semantics.
 """
 
 from __future__ import annotations
@@ -79,15 +85,15 @@ TRACE_SERIES = ("cwnd", "inflight", "seq", "queue", "drops", "rtt")
 _TOP_KEYS = {"name", "description", "seed", "duration", "warmup", "topology",
              "flows", "measure", "trace"}
 _TOPOLOGY_KEYS = {"kind", "bottleneck", "access", "sink_access"}
-_LINK_KEYS = {"rate", "delay", "buffer", "queue", "errors"}
-_ERRORS_KEYS = {"model", "per"}
+_LINK_KEYS = {"rate", "delay", "buffer", "queue", "errors", "outages"}
+_ERRORS_KEYS = {"model", "per", "p_gb", "p_bg", "per_good", "per_bad"}
 _TCP_KEYS = {"kind", "count", "variant", "packet_size", "alpha", "beta", "window",
              "max_cwnd", "initial_cwnd", "initial_ssthresh", "initial_rto", "min_rto",
              "max_rto", "tick", "dupack_threshold", "limited_transmit", "bug_fix", "syn",
              "header_size", "delayed_ack", "delack_interval", "start", "start_jitter",
-             "stop", "access", "sink_access"}
+             "stop", "joins", "leaves", "access", "sink_access"}
 _UDP_KEYS = {"kind", "count", "packet_size", "rate", "start", "start_jitter", "stop",
-             "access", "sink_access"}
+             "joins", "leaves", "access", "sink_access"}
 _TRACE_KEYS = {"series", "interval"}
 
 #: UDP rate shapes ns-2 has no source for: the export plays the packet
@@ -130,6 +136,10 @@ class _Link:
     queue: str
     #: Bernoulli packet error rate on the forward direction (0 = none).
     per: float = 0.0
+    #: Gilbert-Elliott (p_gb, p_bg, per_good, per_bad) on the forward direction.
+    ge: tuple | None = None
+    #: The link has an outage schedule (times from the engine, `link_outages`).
+    outages: bool = False
 
     @property
     def ns2_limit(self) -> int:
@@ -191,22 +201,35 @@ def _link(params: dict, path: str) -> _Link:
         raise Ns2Error(f"{path}.buffer: expected a whole number of waiting packets "
                        f">= 1, got {buffer!r} (ns-2 DropTail with queue-limit 1 drops "
                        "every arrival, so a zero buffer has no ns-2 equivalent)")
-    per = 0.0
+    per, ge = 0.0, None
     errors = params.get("errors")
     if errors is not None:
         _check_keys(errors, _ERRORS_KEYS, f"{path}.errors")
-        if errors.get("model") != "bernoulli":
-            raise Ns2Error(f"{path}.errors.model: {errors.get('model')!r} is not exported to "
-                           "ns-2 (only \"bernoulli\", as ErrorModel with unit pkt)")
-        per = float(_require(errors, "per", f"{path}.errors"))
-        if not 0.0 <= per <= 1.0:
-            raise Ns2Error(f"{path}.errors.per: expected a probability in [0, 1], got {per!r}")
+        model = errors.get("model")
+
+        def prob(key):
+            v = float(_require(errors, key, f"{path}.errors"))
+            if not 0.0 <= v <= 1.0:
+                raise Ns2Error(f"{path}.errors.{key}: expected a probability in [0, 1], got {v!r}")
+            return v
+
+        if model == "bernoulli":
+            per = prob("per")
+        elif model == "gilbert-elliott":
+            ge = tuple(prob(k) for k in ("p_gb", "p_bg", "per_good", "per_bad"))
+        else:
+            raise Ns2Error(f"{path}.errors.model: {model!r} is not exported to ns-2 (it knows "
+                           "\"bernoulli\", as ErrorModel with unit pkt, and \"gilbert-elliott\", "
+                           "as ErrorModel/MultiState with packet transitions)")
+    outages = params.get("outages") is not None
     return _Link(
         rate_bps=_positive_rate(_require(params, "rate", path), f"{path}.rate"),
         delay_s=parse_duration(_require(params, "delay", path), f"{path}.delay"),
         buffer_pkts=buffer,
         queue=queue,
         per=per,
+        ge=ge,
+        outages=outages,
     )
 
 
@@ -217,16 +240,18 @@ def _merged_link(default: dict, override, path: str) -> _Link:
     return _link({**default, **override}, path)
 
 
-def _start_offset(seed: int, flow_id: int, jitter_s: float) -> float:
-    """U[0, jitter) from the flow's own stream, derived from (seed, flow id) —
-    the same draw as the packet engine's, so both engines start flows at the
-    same instants (to the nanosecond the engine rounds to)."""
-    if jitter_s <= 0:
-        return 0.0
-    from tcplab.rng import FLOW_START, Rng
+def _engine_flow_times(scenario: dict) -> list[tuple[float, float]]:
+    """(start, stop) in seconds of every flow, as the packet engine runs them
+    (start jitter, join and leave schedules): one definition for both engines."""
+    import json
 
-    jitter_ns = round(jitter_s * 1e9)
-    return int(Rng.stream(int(seed), FLOW_START, int(flow_id)).uniform() * jitter_ns) / 1e9
+    from tcplab.scenario import _core
+
+    try:
+        times = _core().flow_times(json.dumps(scenario))
+    except ValueError as exc:
+        raise Ns2Error(str(exc)) from None
+    return [(a / 1e9, b / 1e9) for a, b in times]
 
 
 def _plan(scenario: dict) -> _Plan:
@@ -254,7 +279,7 @@ def _plan(scenario: dict) -> _Plan:
     groups = _require(scenario, "flows", "scenario")
     if not isinstance(groups, dict) or not groups:
         raise Ns2Error("flows: expected at least one flow group")
-    flows: list[_Flow] = []
+    members = []  # (group, kind, config, access, sink_access) per flow, in id order
     for label in sorted(groups):
         g = groups[label]
         path = f"flows.{label}"
@@ -289,17 +314,18 @@ def _plan(scenario: dict) -> _Plan:
         count = _require(g, "count", path)
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
             raise Ns2Error(f"{path}.count: expected a whole number >= 0, got {count!r}")
-        start = parse_duration(g.get("start", 0.0), f"{path}.start")
-        jitter = parse_duration(g.get("start_jitter", 0.0), f"{path}.start_jitter")
-        stop = parse_duration(g.get("stop", scenario["duration"]), f"{path}.stop")
         access = _merged_link(access_default, g.get("access"), f"{path}.access")
         sink_access = _merged_link(sink_default, g.get("sink_access"), f"{path}.sink_access")
-        for _ in range(count):
-            fid = len(flows)
-            flows.append(_Flow(fid, label, kind, g, start + _start_offset(seed, fid, jitter),
-                               stop, access, sink_access))
-    if not flows:
+        members.extend((label, kind, g, access, sink_access) for _ in range(count))
+    if not members:
         raise Ns2Error("flows: every group has count = 0; nothing to simulate")
+    times = _engine_flow_times(scenario)
+    flows = [_Flow(fid, label, kind, g, *times[fid], access, sink_access)
+             for fid, (label, kind, g, access, sink_access) in enumerate(members)]
+    if bottleneck.outages:
+        raise Ns2Error("topology.bottleneck.outages: not exported to ns-2 (taking a link down "
+                       "resets its queue monitor, whose counters are the bottleneck's results); "
+                       "outages on access and sink_access links are exported")
 
     trace = scenario.get("trace", {}) or {}
     _check_keys(trace, _TRACE_KEYS, "trace")
@@ -365,11 +391,9 @@ proc tcplab_trace_file {i fname seed recs} {
     return $s
 }
 
-# Bernoulli packet errors on the direction a -> b: an ErrorModel (unit pkt)
-# with its own RNG, put BEFORE the queue by `$ns lossmodel` (errormodule), as
-# the packet engine decides a loss when the packet arrives at the link.
-proc tcplab_errors {a b per seed} {
-    global ns
+# A per-packet ErrorModel (unit pkt) losing with probability `per`, drawing
+# from its own RNG.
+proc tcplab_em {per seed} {
     set rng [new RNG]
     $rng seed $seed
     set rv [new RandomVariable/Uniform]
@@ -378,6 +402,27 @@ proc tcplab_errors {a b per seed} {
     $em unit pkt
     $em set rate_ $per
     $em ranvar $rv
+    return $em
+}
+
+# Bernoulli packet errors on the direction a -> b, put BEFORE the queue by
+# `$ns lossmodel` (errormodule), as the packet engine decides a loss when the
+# packet arrives at the link.
+proc tcplab_errors {a b per seed} {
+    global ns
+    $ns lossmodel [tcplab_em $per $seed] $a $b
+}
+
+# Gilbert-Elliott errors on a -> b: ErrorModel/MultiState with packet
+# transitions steps its two-state chain on every packet (good -> bad with
+# p_gb, bad -> good with p_bg; draws from the default RNG), then the new
+# state's ErrorModel decides the loss — the packet engine's order. Starts good.
+proc tcplab_ge_errors {a b p_gb p_bg per_good per_bad seed} {
+    global ns
+    set good [tcplab_em $per_good $seed]
+    set bad [tcplab_em $per_bad [expr {$seed + 1}]]
+    set trans [list [list [expr {1.0 - $p_gb}] $p_gb] [list $p_bg [expr {1.0 - $p_bg}]]]
+    set em [new ErrorModel/MultiState [list $good $bad] {0 0} $trans pkt pkt 2 $good]
     $ns lossmodel $em $a $b
 }
 
@@ -445,8 +490,7 @@ def _tcl(plan: _Plan) -> str:
     w(f"# bottleneck: {_tcl_num(bn.rate_bps)} b/s, {_tcl_num(bn.delay_s)} s, "
       f"{bn.buffer_pkts} waiting packets")
     w(f"tcplab_link $r1 $r2 {_tcl_num(bn.rate_bps)} {_tcl_num(bn.delay_s)} {bn.ns2_limit}")
-    if bn.per > 0:
-        w(f"tcplab_errors $r1 $r2 {_tcl_num(bn.per)} {_errors_seed(plan.seed, 0)}")
+    out.extend(_impairments_tcl(plan, bn, "$r1", "$r2", 0))
     w('set qmon(bottleneck/forward) [$ns monitor-queue $r1 $r2 ""]')
     w('set qmon(bottleneck/reverse) [$ns monitor-queue $r2 $r1 ""]')
 
@@ -482,10 +526,8 @@ def _tcl(plan: _Plan) -> str:
         w(f"# flow {i}: group {f.group!r}, start {_tcl_num(f.start_s)} s, stop {_tcl_num(f.stop_s)} s")
         w(f"tcplab_link $src({i}) $r1 {_tcl_num(a.rate_bps)} {_tcl_num(a.delay_s)} {a.ns2_limit}")
         w(f"tcplab_link $r2 $dst({i}) {_tcl_num(s.rate_bps)} {_tcl_num(s.delay_s)} {s.ns2_limit}")
-        if a.per > 0:
-            w(f"tcplab_errors $src({i}) $r1 {_tcl_num(a.per)} {_errors_seed(plan.seed, 2 + 4 * i)}")
-        if s.per > 0:
-            w(f"tcplab_errors $r2 $dst({i}) {_tcl_num(s.per)} {_errors_seed(plan.seed, 4 + 4 * i)}")
+        out.extend(_impairments_tcl(plan, a, f"$src({i})", "$r1", 2 + 4 * i))
+        out.extend(_impairments_tcl(plan, s, "$r2", f"$dst({i})", 4 + 4 * i))
         if f.kind == "tcp":
             sender, sink_cls, delack_cls = TCP_CLASSES[f.cfg["variant"]]
             w(f"set agent({i}) [new {sender}]")
@@ -517,7 +559,7 @@ def _tcl(plan: _Plan) -> str:
                 w(f"set app({i}) [new Application/Traffic/CBR]")
                 w(f"tcplab_config $app({i}) $cbr_params({f.group})")
             w(f"$app({i}) attach-agent $agent({i})")
-        if f.start_s < plan.duration_s:
+        if f.start_s < min(f.stop_s, plan.duration_s):
             ssthresh = f.cfg.get("initial_ssthresh", 0) if f.kind == "tcp" else 0
             if f.kind == "udp" and isinstance(f.cfg["rate"], dict):
                 # The trace source draws its first record from the default RNG
@@ -552,6 +594,33 @@ def _tcl(plan: _Plan) -> str:
     w(f'$ns at {_tcl_num(plan.duration_s)} "tcplab_finish"')
     w("$ns run")
     return "\n".join(out) + "\n"
+
+
+def _impairments_tcl(plan: _Plan, link: _Link, a: str, b: str, link_index: int) -> list[str]:
+    """Tcl lines for the errors and outages of the duplex link a -- b, the
+    packet engine's link `link_index` (its forward direction, a -> b)."""
+    lines = []
+    seed = _errors_seed(plan.seed, link_index)
+    if link.per > 0:
+        lines.append(f"tcplab_errors {a} {b} {_tcl_num(link.per)} {seed}")
+    if link.ge is not None:
+        lines.append(f"tcplab_ge_errors {a} {b} {' '.join(map(_tcl_num, link.ge))} {seed}")
+    if link.outages:
+        import json
+
+        from tcplab.scenario import _core
+
+        intervals = _core().link_outages(json.dumps(plan.scenario), int(link_index))
+        if intervals:
+            lines.append(f"# outages: {len(intervals)} (the packet engine's schedule)")
+        for start_ns, end_ns in intervals:
+            if start_ns == 0:
+                raise Ns2Error("an outage at 0 s is not exported to ns-2 (rtmodel cannot "
+                               "schedule an event at time 0); start outages later")
+            lines.append(f"$ns rtmodel-at {_tcl_num(start_ns / 1e9)} down {a} {b}")
+            if end_ns / 1e9 < plan.duration_s:
+                lines.append(f"$ns rtmodel-at {_tcl_num(end_ns / 1e9)} up {a} {b}")
+    return lines
 
 
 def _errors_seed(seed: int, link_index: int) -> int:

@@ -10,6 +10,7 @@
 //! admitted packets whose transmission starts after t, kept in a second small
 //! FIFO of start times.
 
+use super::outage::OutageSchedule;
 use super::packet::{Kind, Packet};
 use super::queue::Queue;
 use crate::rng::Rng;
@@ -37,6 +38,18 @@ pub enum Impairment {
         per: f64,
         rng: Rng,
     },
+    /// Gilbert–Elliott: per arriving packet, first a Markov step (good → bad
+    /// with `p_gb`, bad → good with `p_bg`), then a loss with the new
+    /// state's probability — the order of ns-2's `ErrorModel/MultiState`.
+    /// Starts in the good state.
+    GilbertElliott {
+        p_gb: f64,
+        p_bg: f64,
+        per_good: f64,
+        per_bad: f64,
+        bad: bool,
+        rng: Rng,
+    },
 }
 
 impl Impairment {
@@ -46,8 +59,28 @@ impl Impairment {
         match self {
             Impairment::None => false,
             Impairment::Bernoulli { per, rng } => rng.uniform() < *per,
+            Impairment::GilbertElliott {
+                p_gb,
+                p_bg,
+                per_good,
+                per_bad,
+                bad,
+                rng,
+            } => {
+                let u = rng.uniform();
+                *bad = if *bad { u >= *p_bg } else { u < *p_gb };
+                let per = if *bad { *per_bad } else { *per_good };
+                per >= 1.0 || (per > 0.0 && rng.uniform() < per)
+            }
         }
     }
+}
+
+/// A link's outage state: the schedule and the interval it is in or waits for.
+struct Outages {
+    schedule: OutageSchedule,
+    /// End of the current (or next) outage.
+    until: SimTime,
 }
 
 pub struct Link {
@@ -64,6 +97,11 @@ pub struct Link {
     /// Cached transmission times of the two common sizes.
     tx_cache: [(u32, SimTime); 2],
     pub counters: LinkCounters,
+    /// Arrivals from this time on are checked against the outage schedule
+    /// (the next outage's start; `SimTime::MAX` on a link without outages,
+    /// so such a link pays one predictable branch per packet).
+    down_from: SimTime,
+    outages: Option<Box<Outages>>,
 }
 
 /// Why a packet was lost (the `cause` column of the drops trace).
@@ -115,7 +153,48 @@ impl Link {
                 (1000, tx_time_ns(1000, rate_bps)),
             ],
             counters: LinkCounters::default(),
+            down_from: SimTime::MAX,
+            outages: None,
         }
+    }
+
+    /// Take the link down on `schedule`'s outages (see [`Link::outage_loses`]).
+    pub fn set_outages(&mut self, mut schedule: OutageSchedule) {
+        let (from, until) = schedule.next().unwrap_or((SimTime::MAX, SimTime::MAX));
+        self.down_from = from;
+        self.outages = Some(Box::new(Outages { schedule, until }));
+    }
+
+    /// Is a packet arriving at `now` lost to an outage? It is if it arrives
+    /// while the link is down, or if it would still be on the link (waiting,
+    /// in transmission or propagating) when the next outage begins: ns-2's
+    /// dynamic link drops its queue and everything in transit as it goes
+    /// down (`Link down` resets every connector), and so does this one —
+    /// decided at arrival, because the link's FIFO future is known then.
+    /// Arrivals behind a packet lost that way are lost too (FIFO). A lost
+    /// packet never occupies the serializer, so the link is idle when it
+    /// comes back up. Called only when `now` may be affected (see `down_from`).
+    #[cold]
+    #[inline(never)]
+    fn outage_loses(&mut self, bytes: u32, now: SimTime) -> bool {
+        let Some(o) = self.outages.as_mut() else {
+            return false;
+        };
+        while now >= o.until {
+            let (f, u) = o.schedule.next().unwrap_or((SimTime::MAX, SimTime::MAX));
+            self.down_from = f;
+            o.until = u;
+        }
+        if now >= self.down_from {
+            return true;
+        }
+        let tx = self.tx_time(bytes);
+        if self.busy_until.max(now) + tx + self.delay_ns > self.down_from {
+            // still on the link when it goes down: lost, and so is every later arrival
+            self.down_from = now;
+            return true;
+        }
+        false
     }
 
     #[inline]
@@ -154,6 +233,11 @@ impl Link {
         now: SimTime,
     ) -> Result<(SimTime, Option<SimTime>), DropCause> {
         self.counters.arrivals += 1;
+        if self.down_from != SimTime::MAX && self.outage_loses(pkt.size_bytes, now) {
+            self.counters.drops += 1;
+            self.counters.errors += 1;
+            return Err(DropCause::Outage);
+        }
         if self.impairment.loses() {
             self.counters.drops += 1;
             self.counters.errors += 1;
@@ -301,6 +385,109 @@ mod tests {
             l.arrive(pkt(2), 8_000_000),
             Admit::Admitted { .. }
         ));
+    }
+
+    fn ge(p_gb: f64, p_bg: f64, per_good: f64, per_bad: f64) -> Impairment {
+        Impairment::GilbertElliott {
+            p_gb,
+            p_bg,
+            per_good,
+            per_bad,
+            bad: false,
+            rng: Rng::stream(11, 2, 7),
+        }
+    }
+
+    #[test]
+    fn gilbert_elliott_loses_the_stationary_rate_in_bursts_of_one_over_p_bg() {
+        // per_bad = 1, per_good = 0: losses are the bad state. π_bad =
+        // p_gb/(p_gb+p_bg) = 0.0323. Consecutive packets are correlated
+        // (ρ = 1 − p_gb − p_bg = 0.69), so σ of the rate over n = 4·10⁶ is
+        // √(π(1−π)(1+ρ)/(1−ρ)/n) ≈ 0.00021; allow 4σ. ≈ 9 700 bursts with
+        // geometric lengths (σ = √(1−p_bg)/p_bg = 2.79): σ of the mean burst
+        // ≈ 0.028; allow 4σ.
+        let (p_gb, p_bg) = (0.01, 0.3);
+        let mut imp = ge(p_gb, p_bg, 0.0, 1.0);
+        let n = 4_000_000;
+        let (mut lost, mut bursts, mut prev) = (0u64, 0u64, false);
+        for _ in 0..n {
+            let l = imp.loses();
+            lost += l as u64;
+            bursts += (l && !prev) as u64;
+            prev = l;
+        }
+        let rate = lost as f64 / n as f64;
+        let pi_bad = p_gb / (p_gb + p_bg);
+        assert!((rate - pi_bad).abs() < 4.0 * 0.00021, "{rate} vs {pi_bad}");
+        let mean_burst = lost as f64 / bursts as f64;
+        assert!(
+            (mean_burst - 1.0 / p_bg).abs() < 4.0 * 0.028,
+            "{mean_burst}"
+        );
+    }
+
+    #[test]
+    fn gilbert_elliott_with_noisy_states_loses_the_stationary_mix() {
+        // loss = π_good·per_good + π_bad·per_bad = 0.0171; σ ≈ 1.2e-4 (state
+        // correlation plus the per-packet coin); allow 4σ.
+        let spec = crate::scenario::ErrorSpec {
+            model: crate::scenario::ErrorModelKind::GilbertElliott,
+            per: None,
+            p_gb: Some(0.01),
+            p_bg: Some(0.3),
+            per_good: Some(0.001),
+            per_bad: Some(0.5),
+        };
+        let mut imp = ge(0.01, 0.3, 0.001, 0.5);
+        let n = 4_000_000;
+        let lost = (0..n).filter(|_| imp.loses()).count();
+        let rate = lost as f64 / n as f64;
+        assert!((rate - spec.loss_rate()).abs() < 4.0 * 1.2e-4, "{rate}");
+    }
+
+    #[test]
+    fn an_outage_loses_arrivals_and_what_is_still_on_the_link() {
+        use crate::net::outage::OutageSchedule;
+        use crate::scenario::{OutageDistribution, OutageSpec};
+        use crate::time::Duration;
+        // 1 Mb/s (8 ms per packet), 5 ms delay; down over [20, 30) ms.
+        let mut l = Link::new(1e6, 5_000_000, Queue::new(QueueKind::DropTail, 10));
+        let spec = OutageSpec {
+            start: None,
+            every: None,
+            at: Some(vec![Duration(20_000_000)]),
+            duration: Duration(10_000_000),
+            distribution: OutageDistribution::Fixed,
+        };
+        l.set_outages(OutageSchedule::new(&spec, Rng::stream(1, 3, 0)));
+        let ms = 1_000_000;
+        // leaves the link at 13 ms: delivered
+        assert!(matches!(l.arrive(pkt(0), 0), Admit::Admitted { .. }));
+        // would reach the next hop at 21 ms, after the link went down: lost
+        assert!(matches!(
+            l.arrive(pkt(1), 8 * ms),
+            Admit::Dropped(DropCause::Outage)
+        ));
+        // behind a lost packet (FIFO), and during the outage: lost
+        assert!(matches!(
+            l.arrive(pkt(2), 9 * ms),
+            Admit::Dropped(DropCause::Outage)
+        ));
+        assert!(matches!(
+            l.arrive(pkt(3), 29 * ms),
+            Admit::Dropped(DropCause::Outage)
+        ));
+        // back up at 30 ms with an idle serializer: sent at once
+        assert!(matches!(
+            l.arrive(pkt(4), 30 * ms),
+            Admit::Admitted {
+                schedule: None,
+                wait: None
+            }
+        ));
+        assert_eq!(l.counters.errors, 3);
+        assert_eq!(l.pop_arrived(13 * ms).unwrap().seq, 0);
+        assert_eq!(l.next_delivery(), Some(43 * ms));
     }
 
     #[test]
