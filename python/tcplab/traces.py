@@ -37,7 +37,7 @@ import pandas as pd
 
 __all__ = ["canonical", "load_run", "payload_bytes", "base_rtt_s"]
 
-TABLES = ("tcp", "sends", "queue", "drops", "udp")
+TABLES = ("tcp", "sends", "queue", "drops", "udp", "playback")
 
 # Why a packet was lost, in the engine's code order (net/link.rs DropCause).
 DROP_CAUSES = ("overflow", "red", "threshold", "error", "outage")
@@ -74,6 +74,8 @@ def canonical(traces: dict, links: pd.DataFrame | None = None) -> dict:
         out["drops"] = _by_time(d[cols])
     if "udp" in traces:  # every UDP packet delivered: t, flow, seq
         out["udp"] = _by_time(traces["udp"])
+    if "playback" in traces:  # one row per playback read of a CBR-over-TCP flow
+        out["playback"] = _by_time(traces["playback"])
     return out
 
 
