@@ -64,6 +64,16 @@ def test_trace_file_errors_name_the_key(tmp_path):
     for f, msg in [(str(tmp_path / "none.csv"), "no such file"), (str(bad), "line 3")]:
         with pytest.raises(UserError, match=r"flows\.bg\.rate\.file: .*" + msg):
             load_scenario(udp_alone({"shape": "piecewise", "file": f}))
+    toml = tmp_path / "both.toml"
+    toml.write_text('duration = "10s"\n[flows.bg]\nkind = "udp"\n'
+                    'rate = { shape = "piecewise", file = "bad.csv", points = [["0s", 1]] }\n')
+    with pytest.raises(UserError, match=r"flows\.bg\.rate\.file: give either"):
+        read_toml(toml)
+    # an override's file replaces the points read from the scenario file
+    good = tmp_path / "good.csv"
+    good.write_text("0,1000000\n10,0\n")
+    sc = load_scenario(SCENARIOS / "a-trace-driven.toml", [f"flows.background.rate.file={good}"])
+    assert sc["flows"]["background"]["rate"]["points"] == [["0s", "1Mbps"], ["10s", "0bps"]]
 
 
 @pytest.mark.parametrize("rate,group,path", [

@@ -31,14 +31,16 @@ def read_toml(path: str | Path) -> dict:
             data = tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"{path}: not valid TOML: {exc}") from None
-    return read_rate_files(data, p.parent)
+    return read_rate_files(data, p.parent, replace_points=False)
 
 
-def read_rate_files(scenario: dict, base: str | Path = ".") -> dict:
+def read_rate_files(scenario: dict, base: str | Path = ".", replace_points: bool = True) -> dict:
     """Replace each piecewise rate's `file` by the `points` it holds (a CSV
     file with columns t_s, rate_bps; a header line is skipped; relative paths
     are relative to `base`). The resolved scenario is then self-contained:
-    what ran does not depend on a file that may change. Returns `scenario`."""
+    what ran does not depend on a file that may change. A file set by an
+    override replaces points read earlier (`replace_points`); in a scenario
+    file, giving both is an error. Returns `scenario`."""
     flows = scenario.get("flows") if isinstance(scenario, dict) else None
     if not isinstance(flows, dict):
         return scenario
@@ -47,6 +49,8 @@ def read_rate_files(scenario: dict, base: str | Path = ".") -> dict:
         if not (isinstance(rate, dict) and rate.get("shape") == "piecewise" and "file" in rate):
             continue
         key = f"flows.{label}.rate.file"
+        if "points" in rate and not replace_points:
+            raise UserError(f"{key}: give either file or points, not both")
         name = rate["file"]
         if not isinstance(name, str):
             raise UserError(f"{key}: expected a file name, got {name!r}")
