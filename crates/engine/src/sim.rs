@@ -307,6 +307,9 @@ impl Sim {
                 Event::PlaybackRead(f) => self.playback_read(f, now),
                 Event::FlowStart(f) => self.start_flow(f, now),
                 Event::FlowStop(f) => match &mut self.agents[f as usize] {
+                    // An application's last write is before the stop (no more
+                    // are scheduled); what it wrote is still sent, as in ns-2.
+                    Agent::Tcp { .. } if self.apps[f as usize].is_some() => {}
                     Agent::Tcp { snd, .. } => snd.stop(),
                     Agent::Udp { src, .. } => src.active = false,
                 },

@@ -97,3 +97,14 @@ fn cbr_on_a_slow_path_fails_and_respects_its_send_buffer() {
         }
     }
 }
+
+/// An application that stops writing at 10 s still has everything it wrote
+/// delivered (ns-2: `$app stop` ends the writes, not the connection): writes
+/// k·7.68 ms < 10 s are k = 0..=1302, the first of them is the SYN.
+#[test]
+fn cbr_data_written_before_the_stop_is_delivered() {
+    let json = cbr("0.5Mbps", "1Mbps", "", "60s", "")
+        .replace(r#""kind": "tcp","#, r#""kind": "tcp", "stop": "10s","#);
+    let out = run(&json);
+    assert_eq!(out.summary.flows[0].delivered_packets, 1302);
+}
