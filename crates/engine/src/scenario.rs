@@ -1170,6 +1170,32 @@ mod tests {
     }
 
     #[test]
+    fn new_shapes_and_apps_resolve_and_round_trip() {
+        let json = with_udp(
+            r#"{"shape": "piecewise", "points": [["0s", "1Mbps"], [2.5, 300000], ["4s", 0]], "repeat": true}"#,
+        )
+        .replace(
+            r#""tcp": {"kind": "tcp"}"#,
+            r#""tcp": {"kind": "tcp", "app": {"kind": "cbr", "rate": "1Mbps", "send_buffer": 8, "read": "125KB", "interval": "1s"}},
+               "onoff": {"kind": "udp", "send_jitter": "1ms", "rate": {"shape": "onoff", "rate": "1Mbps",
+                 "on": {"distribution": "pareto", "mean": "1s", "alpha": 1.5}, "off": {"distribution": "fixed", "mean": "0.5s"}}}"#,
+        );
+        let s = Scenario::from_json(&json).unwrap().resolve().unwrap();
+        let app = s.flows["tcp"].app.unwrap();
+        assert_eq!(app.when_full, Some(WhenFull::Block));
+        assert_eq!(app.read.0, 125_000);
+        // (1 + 0.3)/2·2.5 + 0.3/2·1.5 = 1.85 Mbit per 4 s
+        let bg = s.flows["bg"].rate.as_ref().unwrap();
+        assert!((bg.mean_bps() - 1.85e6 / 4.0).abs() < 1e-6);
+        assert!((s.flows["onoff"].rate.as_ref().unwrap().mean_bps() - 1e6 / 1.5).abs() < 1e-6);
+        let again = Scenario::from_json(&s.to_json())
+            .unwrap()
+            .resolve()
+            .unwrap();
+        assert_eq!(s.to_json(), again.to_json());
+    }
+
+    #[test]
     fn resolved_scenario_round_trips() {
         let s = Scenario::from_json(MINIMAL).unwrap().resolve().unwrap();
         let again = Scenario::from_json(&s.to_json())
