@@ -516,7 +516,7 @@ fn validate_points(path: &str, t: &ShapeSpec) -> Result<(), ScenarioError> {
             "give either file or points, not both",
         ));
     }
-    if points.len() < 1 {
+    if points.is_empty() {
         return Err(err(
             format!("{path}.points"),
             "needs at least one [time, rate] point",
