@@ -26,7 +26,7 @@ __all__ = [
     "reference_rate", "normalized_throughput",
     "system_goodput", "aggregated_goodput", "jain_index",
     "delivered_packets_at", "allotted_goodput", "allotted_system_goodput", "allotted_fairness",
-    "success_percentage",
+    "success_percentage", "playback_reads", "playback_success",
     "loss_events", "congestion_events", "flows_hit_distribution",
     "p_loss_given_window", "window_drop_correlation", "synchronization",
     "slowstart_cycles", "slowstart_phase_counts", "tahoe_cycles",
@@ -189,6 +189,38 @@ def success_percentage(allotted, target_bps: float, x: float = 0.7) -> float:
     if not tried.any():
         return float("nan")
     return float(100.0 * np.sum(a[tried] >= x * target_bps) / np.sum(tried))
+
+
+def playback_reads(delivered_bytes, read_bytes: int) -> pd.DataFrame:
+    """Paper B7's playback reader, from the bytes delivered in order by each
+    read instant: everything delivered goes into the playback buffer and each
+    read takes up to `read_bytes` of it (the packet engine's reader,
+    traffic/app.rs, does the same as it runs). Returns read_bytes,
+    wanted_bytes, arrived_bytes (delivered since the previous read),
+    buffered_bytes (left after the read) and dropped_writes (0: no engine
+    but the packet engine drops writes) per read."""
+    d = np.asarray(delivered_bytes, dtype=np.int64)
+    got = np.empty_like(d)
+    buffered = np.empty_like(d)
+    taken = 0
+    for k, total in enumerate(d):
+        avail = int(total) - taken
+        got[k] = min(avail, int(read_bytes))
+        taken += int(got[k])
+        buffered[k] = avail - got[k]
+    return pd.DataFrame({"read_bytes": got, "wanted_bytes": np.full_like(d, int(read_bytes)),
+                         "arrived_bytes": np.diff(d, prepend=0), "buffered_bytes": buffered,
+                         "dropped_writes": np.zeros_like(d)})
+
+
+def playback_success(playback: pd.DataFrame, start_s: float, end_s: float, x: float = 0.7) -> float:
+    """x% application success percentage of the playback reads in (start, end]:
+    the share of reads that got at least x of what they wanted (paper B7:
+    x = 70 %, 125 KB per second)."""
+    p = playback[(playback["t"] > start_s) & (playback["t"] <= end_s)]
+    if p.empty:
+        return float("nan")
+    return success_percentage(p["read_bytes"] / p["wanted_bytes"], 1.0, x)
 
 
 # --- paper C: loss events, congestion events, P(z = 1 | w), synchronization ----------
@@ -475,7 +507,9 @@ def summarize(res, interval_s: float = 1.0, rtt_factor: float = 1.0, bin_s: floa
       synchronization measures (needs ``drops``);
     * P(z = 1 | w) with bins of `bin_s` (default one base RTT) (``drops`` + ``cwnd``);
     * slow-start phases per cycle, counted over all TCP flows (``cwnd`` at every change;
-      with ``drops`` each phase is classified by the state at its loss, `tahoe_cycles`).
+      with ``drops`` each phase is classified by the state at its loss, `tahoe_cycles`);
+    * the `success_x` application success percentage of the playback reads of
+      CBR-over-TCP flows (the ``playback`` table, recorded whenever there are such flows).
     RTT is the scenario's round-trip propagation delay (`traces.base_rtt_s`).
     """
     from tcplab.traces import base_rtt_s, canonical, payload_bytes
@@ -512,6 +546,11 @@ def summarize(res, interval_s: float = 1.0, rtt_factor: float = 1.0, bin_s: floa
                    allotted_fairness_mean=float(af.mean()), allotted_fairness_min=float(af.min()),
                    success_target_bps=target, success_x=success_x,
                    success_percentage=success_percentage(al, target, success_x))
+    playback = tr.get("playback")
+    if playback is not None and not playback.empty:
+        # paper B7: the reads of the CBR-over-TCP flows' playback readers
+        out["app_success_x"] = success_x
+        out["app_success_percentage"] = playback_success(playback, start, end, success_x)
     drops = tr.get("drops")
     if drops is not None and n:
         d = drops[(drops["link"] == link) & drops["flow"].isin(tcp_ids)

@@ -83,6 +83,15 @@ class Result:
         metrics = compute_metrics(flows, links, reference_bps, measured_s)
         if "events" in raw:
             metrics["events"] = int(raw["events"])
+        playback = (raw.get("traces") or {}).get("playback")
+        if playback is not None and len(playback):
+            from tcplab.metrics import playback_success
+            from tcplab.units import parse_duration
+
+            start = parse_duration(sc.get("warmup", 0.0), "warmup")
+            # paper B7: share of reads that got at least 70 % of their amount
+            metrics["app_success_percentage"] = playback_success(
+                playback, start, start + measured_s, 0.7)
         return cls(
             engine=raw["engine"],
             engine_version=str(raw["engine_version"]),

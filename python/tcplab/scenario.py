@@ -20,15 +20,60 @@ __all__ = ["load_scenario", "apply_overrides", "parse_override", "resolve", "rea
 
 
 def read_toml(path: str | Path) -> dict:
-    """Read a TOML file into a dict; a missing file or bad syntax is a UserError."""
+    """Read a TOML file into a dict; a missing file or bad syntax is a UserError.
+    Rate trace files (`rate = {shape = "piecewise", file = "x.csv"}`) are read
+    here, relative to the scenario file's directory, into `points`."""
     p = Path(path)
     if not p.is_file():
         raise UserError(f"{path}: no such scenario file")
     try:
         with p.open("rb") as fh:
-            return tomllib.load(fh)
+            data = tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"{path}: not valid TOML: {exc}") from None
+    return read_rate_files(data, p.parent, replace_points=False)
+
+
+def read_rate_files(scenario: dict, base: str | Path = ".", replace_points: bool = True) -> dict:
+    """Replace each piecewise rate's `file` by the `points` it holds (a CSV
+    file with columns t_s, rate_bps; a header line is skipped; relative paths
+    are relative to `base`). The resolved scenario is then self-contained:
+    what ran does not depend on a file that may change. A file set by an
+    override replaces points read earlier (`replace_points`); in a scenario
+    file, giving both is an error. Returns `scenario`."""
+    flows = scenario.get("flows") if isinstance(scenario, dict) else None
+    if not isinstance(flows, dict):
+        return scenario
+    for label, g in flows.items():
+        rate = g.get("rate") if isinstance(g, dict) else None
+        if not (isinstance(rate, dict) and rate.get("shape") == "piecewise" and "file" in rate):
+            continue
+        key = f"flows.{label}.rate.file"
+        if "points" in rate and not replace_points:
+            raise UserError(f"{key}: give either file or points, not both")
+        name = rate["file"]
+        if not isinstance(name, str):
+            raise UserError(f"{key}: expected a file name, got {name!r}")
+        path = Path(base) / name
+        if not path.is_file():
+            raise UserError(f"{key}: no such file {str(path)!r}")
+        points = []
+        for n, line in enumerate(path.read_text().splitlines(), 1):
+            cells = [c.strip() for c in line.split(",")]
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            try:
+                t, r = (float(c) for c in cells)
+            except ValueError:
+                if not points and n == 1:
+                    continue  # header
+                raise UserError(f"{key}: {path.name} line {n}: expected two numbers "
+                                f"t_s,rate_bps, got {line!r}") from None
+            points.append([t, r])
+        new = {k: v for k, v in rate.items() if k not in ("file", "points")}
+        new["points"] = points
+        g["rate"] = new
+    return scenario
 
 
 def parse_override(text: str) -> tuple[list[str], Any]:
@@ -79,7 +124,10 @@ def _core():
 
 
 def resolve(scenario: Mapping) -> dict:
-    """Validate a scenario dict and fill in every default (the engine's schema)."""
+    """Validate a scenario dict and fill in every default (the engine's schema).
+    A rate trace `file` still unread (set by an override or in a dict) is read
+    relative to the working directory."""
+    scenario = read_rate_files(copy.deepcopy(dict(scenario)))
     try:
         text = json.dumps(scenario)
     except (TypeError, ValueError) as exc:

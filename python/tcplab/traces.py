@@ -39,7 +39,7 @@ import pandas as pd
 
 __all__ = ["canonical", "load_run", "payload_bytes", "base_rtt_s"]
 
-TABLES = ("tcp", "sends", "queue", "drops", "udp", "rtt")
+TABLES = ("tcp", "sends", "queue", "drops", "udp", "rtt", "playback")
 
 # Why a packet was lost, in the engine's code order (net/link.rs DropCause).
 DROP_CAUSES = ("overflow", "red", "threshold", "error", "outage")
@@ -78,6 +78,8 @@ def canonical(traces: dict, links: pd.DataFrame | None = None) -> dict:
         out["udp"] = _by_time(traces["udp"])
     if "rtt" in traces:  # RTT estimator: t, flow, srtt, rttvar, backoff, and where recorded rto
         out["rtt"] = _by_time(traces["rtt"])
+    if "playback" in traces:  # one row per playback read of a CBR-over-TCP flow
+        out["playback"] = _by_time(traces["playback"])
     return out
 
 

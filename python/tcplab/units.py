@@ -11,6 +11,8 @@ _NUM = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-zµ
 _DURATION = {"": 1.0, "s": 1.0, "sec": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9, "min": 60.0, "h": 3600.0}
 _RATE = {"": 1.0, "bps": 1.0, "b/s": 1.0, "kbps": 1e3, "Kbps": 1e3, "kb/s": 1e3, "Kb/s": 1e3,
          "Mbps": 1e6, "mbps": 1e6, "Mb/s": 1e6, "Gbps": 1e9, "gbps": 1e9, "Gb/s": 1e9}
+_BYTES = {"": 1.0, "B": 1.0, "KB": 1e3, "kB": 1e3, "MB": 1e6, "GB": 1e9, "KiB": 1024.0,
+          "MiB": 1024.0**2}
 _FREQ = {"": 1.0, "Hz": 1.0, "hz": 1.0, "kHz": 1e3, "khz": 1e3, "mHz": 1e-3}
 
 
@@ -42,3 +44,8 @@ def parse_rate(value, path: str = "rate") -> float:
 def parse_freq(value, path: str = "freq") -> float:
     """Hertz from "0.4Hz" or a number of hertz."""
     return _parse(value, _FREQ, "a frequency", '"0.4Hz"', path)
+
+
+def parse_bytes(value, path: str = "bytes") -> int:
+    """Bytes from "125KB" (10³), "64KiB" (2¹⁰), "1MB" or a number of bytes."""
+    return round(_parse(value, _BYTES, "an amount of data", '"125KB"', path))

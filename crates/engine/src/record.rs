@@ -69,6 +69,19 @@ pub struct UdpLog {
     seq: Vec<i64>,
 }
 
+/// Reads of the playback buffers of CBR-over-TCP flows (always recorded
+/// when a scenario has such a flow: one row per flow per read interval).
+#[derive(Default)]
+pub struct PlaybackLog {
+    t: Vec<f64>,
+    flow: Vec<i64>,
+    read_bytes: Vec<i64>,
+    wanted_bytes: Vec<i64>,
+    arrived_bytes: Vec<i64>,
+    buffered_bytes: Vec<i64>,
+    dropped_writes: Vec<i64>,
+}
+
 #[derive(Default)]
 pub struct Recorder {
     pub tcp_every_change: bool,
@@ -78,6 +91,7 @@ pub struct Recorder {
     pub drops: Option<DropLog>,
     pub udp: Option<UdpLog>,
     pub rtt: Option<RttLog>,
+    pub playback: Option<PlaybackLog>,
     pub interval_ns: SimTime,
 }
 
@@ -94,6 +108,7 @@ impl Recorder {
             queue: has(TraceKind::Queue).then(QueueLog::default),
             drops: has(TraceKind::Drops).then(DropLog::default),
             udp: has(TraceKind::Udp).then(UdpLog::default),
+            playback: None,
             interval_ns: spec.interval.0,
         }
     }
@@ -177,6 +192,18 @@ impl Recorder {
             l.t.push(secs(now));
             l.flow.push(flow as i64);
             l.seq.push(seq as i64);
+        }
+    }
+
+    pub fn playback_read(&mut self, now: SimTime, flow: u32, r: &crate::traffic::app::Read) {
+        if let Some(l) = &mut self.playback {
+            l.t.push(secs(now));
+            l.flow.push(flow as i64);
+            l.read_bytes.push(r.got as i64);
+            l.wanted_bytes.push(r.wanted as i64);
+            l.arrived_bytes.push(r.arrived as i64);
+            l.buffered_bytes.push(r.buffered as i64);
+            l.dropped_writes.push(r.dropped_writes as i64);
         }
     }
 
@@ -264,6 +291,20 @@ impl Recorder {
                     ("flow", Column::I64(d.flow)),
                     ("seq", Column::I64(d.seq)),
                     ("cause", Column::I64(d.cause)),
+                ],
+            });
+        }
+        if let Some(l) = self.playback {
+            out.push(Table {
+                name: "playback",
+                columns: vec![
+                    ("t", Column::F64(l.t)),
+                    ("flow", Column::I64(l.flow)),
+                    ("read_bytes", Column::I64(l.read_bytes)),
+                    ("wanted_bytes", Column::I64(l.wanted_bytes)),
+                    ("arrived_bytes", Column::I64(l.arrived_bytes)),
+                    ("buffered_bytes", Column::I64(l.buffered_bytes)),
+                    ("dropped_writes", Column::I64(l.dropped_writes)),
                 ],
             });
         }

@@ -6,7 +6,7 @@
 //! Defaults follow ns-2 2.35 (`tcl/lib/ns-default.tcl`) wherever the papers
 //! depend on them; each says where it comes from.
 
-use crate::time::{Duration, Freq, Rate, SimTime};
+use crate::time::{Bytes, Duration, Freq, Rate, SimTime};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -396,6 +396,34 @@ pub enum ShapeKind {
     /// r(t) = offset + Σ aᵢ·sin(2πfᵢ·t + φᵢ), clipped at 0 (paper A, Fig. 3:
     /// C1 sin 2πf1t + C2 sin 2πf2t + C2).
     Sines,
+    /// Piecewise-linear through `points` [[time, rate], ...] (trace-driven
+    /// background); `repeat = true` repeats the table with period = last time.
+    Piecewise,
+    /// `rate` during on periods, silent during off periods; period lengths
+    /// drawn from `on` and `off` (exponential, pareto or fixed).
+    OnOff,
+}
+
+/// Distribution of on or off period lengths.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum PeriodDistribution {
+    /// Every period lasts `mean`.
+    Fixed,
+    /// Exponential with mean `mean`.
+    Exponential,
+    /// Pareto with mean `mean` and shape `alpha` > 1 (scale mean·(α−1)/α).
+    Pareto,
+}
+
+/// `on = { distribution = "pareto", mean = "1s", alpha = 1.5 }`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PeriodSpec {
+    pub distribution: PeriodDistribution,
+    pub mean: Duration,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alpha: Option<f64>,
 }
 
 /// One sine component of a `sines` shape.
@@ -428,6 +456,25 @@ pub struct ShapeSpec {
     pub offset: Option<Rate>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub components: Option<Vec<SineComponent>>,
+    /// Piecewise: [[time, rate], ...], times from t = 0 of the simulation,
+    /// nondecreasing (two equal times make a step), the first at 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub points: Option<Vec<(Duration, Rate)>>,
+    /// Piecewise: repeat the table with period = its last time (default:
+    /// hold the last rate after it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<bool>,
+    /// Piecewise: a CSV file (columns t_s, rate_bps). Read by tcplab's
+    /// scenario loader into `points`; the engine never sees a file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// On/off: the rate during on periods.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on: Option<PeriodSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub off: Option<PeriodSpec>,
 }
 
 impl Serialize for RateShape {
@@ -470,11 +517,12 @@ impl<'de> Deserialize<'de> for RateShape {
 }
 
 impl RateShape {
-    /// Long-run mean rate in bit/s (of the clipped shape).
+    /// Long-run mean rate in bit/s (of the clipped shape; on/off: its
+    /// expectation, rate·E[on]/(E[on] + E[off])).
     pub fn mean_bps(&self) -> f64 {
         match self {
             RateShape::Constant(r) => r.0,
-            RateShape::Shaped(_) => crate::traffic::shape::Shape::from_spec(self).mean_bps(),
+            RateShape::Shaped(_) => crate::traffic::shape::Shape::from_spec(self, 0, 0).mean_bps(),
         }
     }
 
@@ -486,6 +534,8 @@ impl RateShape {
         let allowed: &[&str] = match t.shape {
             ShapeKind::Sine => &["mean", "amplitude", "frequency", "phase"],
             ShapeKind::Sines => &["offset", "components"],
+            ShapeKind::Piecewise => &["points", "repeat", "file"],
+            ShapeKind::OnOff => &["rate", "on", "off"],
         };
         let present = [
             ("mean", t.mean.is_some()),
@@ -494,10 +544,18 @@ impl RateShape {
             ("phase", t.phase.is_some()),
             ("offset", t.offset.is_some()),
             ("components", t.components.is_some()),
+            ("points", t.points.is_some()),
+            ("repeat", t.repeat.is_some()),
+            ("file", t.file.is_some()),
+            ("rate", t.rate.is_some()),
+            ("on", t.on.is_some()),
+            ("off", t.off.is_some()),
         ];
         let shape_name = match t.shape {
             ShapeKind::Sine => "sine",
             ShapeKind::Sines => "sines",
+            ShapeKind::Piecewise => "piecewise",
+            ShapeKind::OnOff => "onoff",
         };
         if let Some((k, _)) = present.iter().find(|(k, set)| *set && !allowed.contains(k)) {
             return Err(err(
@@ -568,9 +626,126 @@ impl RateShape {
                     ));
                 }
             }
+            ShapeKind::Piecewise => validate_points(path, t)?,
+            ShapeKind::OnOff => {
+                match t.rate {
+                    None => return Err(err(format!("{path}.rate"), "missing; e.g. \"1Mbps\"")),
+                    Some(r) if !(r.0 > 0.0 && r.0.is_finite()) => {
+                        return Err(err(format!("{path}.rate"), "must be positive"))
+                    }
+                    _ => {}
+                }
+                for (k, p) in [("on", &t.on), ("off", &t.off)] {
+                    let pp = format!("{path}.{k}");
+                    let Some(p) = p else {
+                        return Err(err(
+                            pp,
+                            "missing; e.g. { distribution = \"exponential\", mean = \"1s\" }",
+                        ));
+                    };
+                    if p.mean.0 == 0 {
+                        return Err(err(format!("{pp}.mean"), "must be positive"));
+                    }
+                    match (p.distribution, p.alpha) {
+                        (PeriodDistribution::Pareto, None) => {
+                            return Err(err(
+                                format!("{pp}.alpha"),
+                                "missing; the Pareto shape, > 1 (e.g. 1.5)",
+                            ))
+                        }
+                        (PeriodDistribution::Pareto, Some(a)) if !(a > 1.0 && a.is_finite()) => {
+                            return Err(err(
+                                format!("{pp}.alpha"),
+                                format!("must exceed 1 (the mean is infinite otherwise), got {a}"),
+                            ))
+                        }
+                        (PeriodDistribution::Pareto, _) => {}
+                        (_, Some(_)) => {
+                            return Err(err(
+                                format!("{pp}.alpha"),
+                                "applies only to distribution = \"pareto\"",
+                            ))
+                        }
+                        _ => {}
+                    }
+                }
+            }
         }
         Ok(())
     }
+
+    /// Mean rate over simulation time [a, b] (bit/s): exact for piecewise
+    /// tables (which need not repeat), the long-run mean otherwise.
+    pub fn mean_bps_over(&self, a: SimTime, b: SimTime) -> f64 {
+        match self {
+            RateShape::Shaped(t) if t.shape == ShapeKind::Piecewise && b > a => {
+                crate::traffic::shape::Piecewise::from_spec(t).mean_between(a, b)
+            }
+            _ => self.mean_bps(),
+        }
+    }
+}
+
+/// A piecewise table: points present (a `file` must have been read by the
+/// loader), first time 0, times nondecreasing, rates finite, some positive.
+fn validate_points(path: &str, t: &ShapeSpec) -> Result<(), ScenarioError> {
+    let Some(points) = &t.points else {
+        if t.file.is_some() {
+            return Err(err(
+                format!("{path}.file"),
+                "a trace file is read by tcplab's scenario loader (tcplab.load_scenario, \
+                 `tcplab run`), which puts its rows into `points`; the engine takes only points",
+            ));
+        }
+        return Err(err(
+            format!("{path}.points"),
+            "missing; e.g. [[\"0s\", \"1Mbps\"], [\"10s\", \"3Mbps\"]], or file = \"trace.csv\"",
+        ));
+    };
+    if t.file.is_some() {
+        return Err(err(
+            format!("{path}.file"),
+            "give either file or points, not both",
+        ));
+    }
+    if points.is_empty() {
+        return Err(err(
+            format!("{path}.points"),
+            "needs at least one [time, rate] point",
+        ));
+    }
+    if points[0].0 .0 != 0 {
+        return Err(err(
+            format!("{path}.points[0]"),
+            "the first point must be at time 0 (times are simulation time)",
+        ));
+    }
+    for (i, w) in points.windows(2).enumerate() {
+        if w[1].0 .0 < w[0].0 .0 {
+            return Err(err(
+                format!("{path}.points[{}]", i + 1),
+                "times must not decrease (two equal times make a step)",
+            ));
+        }
+    }
+    for (i, p) in points.iter().enumerate() {
+        if !p.1 .0.is_finite() {
+            return Err(err(format!("{path}.points[{i}]"), "rate must be finite"));
+        }
+    }
+    if !points.iter().any(|p| p.1 .0 > 0.0) {
+        return Err(err(
+            format!("{path}.points"),
+            "every rate is 0: nothing would be sent",
+        ));
+    }
+    if t.repeat == Some(true) && points.last().unwrap().0 .0 == 0 {
+        return Err(err(
+            format!("{path}.repeat"),
+            "a repeating table needs a last time > 0 (its period)",
+        ));
+    }
+    Ok(())
 }
 
 /// A group of identical flows. TCP options are flat on the group (so that
@@ -612,6 +787,16 @@ pub struct FlowGroup {
     // --- UDP ---
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<RateShape>,
+    /// Each packet leaves U[0, send_jitter] after its time by the shape (a
+    /// random sending overhead, as ns-2's `overhead_`; breaks the phase lock
+    /// of constant sources). Packets keep their order: one never leaves
+    /// before the one ahead of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_jitter: Option<Duration>,
+
+    // --- TCP application (default: an infinite backlog, ns-2 FTP) ---
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app: Option<AppSpec>,
 
     // --- TCP (None until resolved; rejected for UDP) ---
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -751,6 +936,50 @@ impl FlowGroup {
         }
         (start, stop)
     }
+}
+
+/// Which application drives a TCP flow.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum AppKind {
+    /// Constant bit rate (ns-2 Application/Traffic/CBR over a TCP agent),
+    /// with a playback reader at the receiver (paper B7).
+    Cbr,
+}
+
+/// What a CBR writer does when the send buffer is full.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum WhenFull {
+    /// The writer waits: no application data is lost, at most `send_buffer`
+    /// packets are unacknowledged (exactly ns-2 with window_ = send_buffer).
+    Block,
+    /// The write is discarded (a live source skips data it cannot queue).
+    Drop,
+}
+
+/// `app = { kind = "cbr", rate = "1Mbps", send_buffer = 64, read = "125KB",
+/// interval = "1s" }`: the application writes one packet's payload every
+/// payload·8/rate seconds into the TCP send buffer; the receiver keeps what
+/// arrives in order in a playback buffer and reads up to `read` bytes every
+/// `interval` (from the flow's start).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AppSpec {
+    pub kind: AppKind,
+    /// Application data rate (payload, headers not counted).
+    pub rate: Rate,
+    /// Packets of unacknowledged + unsent data the sender holds; absent =
+    /// unlimited (ns-2's TCP agent has no send buffer limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_buffer: Option<u32>,
+    /// Default "block" (filled in by resolve).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when_full: Option<WhenFull>,
+    /// Bytes the playback reader takes per interval, at most (paper B7: 125KB).
+    pub read: Bytes,
+    /// How often the reader reads (paper B7: 1 s).
+    pub interval: Duration,
 }
 
 fn one() -> u32 {
@@ -929,6 +1158,11 @@ impl Scenario {
                 g.header_size = Some(p.header_size);
                 g.delayed_ack = Some(p.delayed_ack);
                 g.delack_interval = Some(Duration(p.delack_interval_ns));
+                if let Some(app) = &mut g.app {
+                    if app.send_buffer.is_some() {
+                        app.when_full.get_or_insert(WhenFull::Block);
+                    }
+                }
             }
         }
         let mut series = std::mem::take(&mut self.trace.series);
@@ -980,7 +1214,9 @@ impl Scenario {
                         ));
                     };
                     rate.validate(&format!("{p}.rate"))?;
-                    if rate.mean_bps() <= 0.0 {
+                    let piecewise =
+                        matches!(rate, RateShape::Shaped(t) if t.shape == ShapeKind::Piecewise);
+                    if !piecewise && rate.mean_bps() <= 0.0 {
                         return Err(err(format!("{p}.rate"), "must be positive"));
                     }
                     if g.packet_size == 0 {
@@ -1005,6 +1241,7 @@ impl Scenario {
                         ("header_size", g.header_size.is_some()),
                         ("delayed_ack", g.delayed_ack.is_some()),
                         ("delack_interval", g.delack_interval.is_some()),
+                        ("app", g.app.is_some()),
                     ];
                     if let Some((key, _)) = tcp_only.iter().find(|(_, set)| *set) {
                         return Err(err(
@@ -1017,8 +1254,36 @@ impl Scenario {
                     if g.rate.is_some() {
                         return Err(err(
                             format!("{p}.rate"),
-                            "is a UDP option; a TCP flow sends as fast as its window allows",
+                            "is a UDP option; a TCP flow sends as fast as its window allows \
+                             (or as its app writes)",
                         ));
+                    }
+                    if g.send_jitter.is_some() {
+                        return Err(err(format!("{p}.send_jitter"), "is a UDP option"));
+                    }
+                    if let Some(app) = &g.app {
+                        let ap = format!("{p}.app");
+                        if !(app.rate.0 > 0.0 && app.rate.0.is_finite()) {
+                            return Err(err(format!("{ap}.rate"), "must be positive"));
+                        }
+                        if app.send_buffer == Some(0) {
+                            return Err(err(
+                                format!("{ap}.send_buffer"),
+                                "must be at least 1 packet (leave it out for no limit)",
+                            ));
+                        }
+                        if app.when_full.is_some() && app.send_buffer.is_none() {
+                            return Err(err(
+                                format!("{ap}.when_full"),
+                                "needs a send_buffer (without one the buffer is never full)",
+                            ));
+                        }
+                        if app.read.0 == 0 {
+                            return Err(err(format!("{ap}.read"), "must be positive"));
+                        }
+                        if app.interval.0 == 0 {
+                            return Err(err(format!("{ap}.interval"), "must be positive"));
+                        }
                     }
                     let t = g.tcp_params();
                     if !(t.alpha > 0.0 && t.alpha.is_finite()) {
@@ -1078,7 +1343,12 @@ impl Scenario {
                     .flows
                     .values()
                     .filter(|g| g.kind == FlowKind::Udp)
-                    .map(|g| g.rate.as_ref().map_or(0.0, |r| r.mean_bps()) * g.count as f64)
+                    .map(|g| {
+                        g.rate
+                            .as_ref()
+                            .map_or(0.0, |r| r.mean_bps_over(self.warmup.0, self.duration.0))
+                            * g.count as f64
+                    })
                     .sum();
                 (c - udp).max(0.0)
             }
@@ -1447,6 +1717,32 @@ mod tests {
         let g = s(r#", "leaves": {"at": "2s", "every": "1s", "factor": 0.5}"#).flows["tcp"].clone();
         let stops: Vec<_> = (0..8).map(|j| g.flow_window(j, end).1 / sec).collect();
         assert_eq!(stops, vec![10, 4, 3, 3, 2, 2, 2, 2]);
+    }
+
+    #[test]
+    fn new_shapes_and_apps_resolve_and_round_trip() {
+        let json = with_udp(
+            r#"{"shape": "piecewise", "points": [["0s", "1Mbps"], [2.5, 300000], ["4s", 0]], "repeat": true}"#,
+        )
+        .replace(
+            r#""tcp": {"kind": "tcp"}"#,
+            r#""tcp": {"kind": "tcp", "app": {"kind": "cbr", "rate": "1Mbps", "send_buffer": 8, "read": "125KB", "interval": "1s"}},
+               "onoff": {"kind": "udp", "send_jitter": "1ms", "rate": {"shape": "onoff", "rate": "1Mbps",
+                 "on": {"distribution": "pareto", "mean": "1s", "alpha": 1.5}, "off": {"distribution": "fixed", "mean": "0.5s"}}}"#,
+        );
+        let s = Scenario::from_json(&json).unwrap().resolve().unwrap();
+        let app = s.flows["tcp"].app.unwrap();
+        assert_eq!(app.when_full, Some(WhenFull::Block));
+        assert_eq!(app.read.0, 125_000);
+        // (1 + 0.3)/2·2.5 + 0.3/2·1.5 = 1.85 Mbit per 4 s
+        let bg = s.flows["bg"].rate.as_ref().unwrap();
+        assert!((bg.mean_bps() - 1.85e6 / 4.0).abs() < 1e-6);
+        assert!((s.flows["onoff"].rate.as_ref().unwrap().mean_bps() - 1e6 / 1.5).abs() < 1e-6);
+        let again = Scenario::from_json(&s.to_json())
+            .unwrap()
+            .resolve()
+            .unwrap();
+        assert_eq!(s.to_json(), again.to_json());
     }
 
     #[test]

@@ -22,6 +22,10 @@ pub enum Event {
     DelAck(u32),
     /// UDP flow `i` sends its next packet.
     UdpSend(u32),
+    /// The application of TCP flow `i` writes (CBR over TCP).
+    AppWrite(u32),
+    /// The playback reader of TCP flow `i` reads.
+    PlaybackRead(u32),
     /// Flow `i` starts sending.
     FlowStart(u32),
     /// Flow `i` stops sending.

@@ -13,6 +13,7 @@ use crate::sched::{Event, Scheduler};
 use crate::tcp::sender::TcpSender;
 use crate::tcp::sink::TcpSink;
 use crate::time::{secs, SimTime};
+use crate::traffic::app::CbrApp;
 use crate::traffic::shape::Shape;
 use crate::traffic::udp::UdpSource;
 use serde::Serialize;
@@ -127,6 +128,8 @@ pub struct Sim {
     routes: Vec<[[u32; 3]; 2]>,
     flows: Vec<FlowInfo>,
     agents: Vec<Agent>,
+    /// Per flow: the application of a TCP flow that is not a bulk transfer.
+    apps: Vec<Option<CbrApp>>,
     out: Vec<Packet>,
     rec: Recorder,
     flow_drops: Vec<u64>,
@@ -224,6 +227,7 @@ impl Sim {
         let mut routes = Vec::new();
         let mut flows = Vec::new();
         let mut agents = Vec::new();
+        let mut apps = Vec::new();
         let mut sched = Scheduler::new();
         let mut id: u32 = 0;
         let times = flow_times(&sc);
@@ -251,7 +255,10 @@ impl Sim {
                 let (start, stop) = times[id as usize];
                 let agent = match g.kind {
                     FlowKind::Tcp => {
-                        let p = g.tcp_params();
+                        let mut p = g.tcp_params();
+                        if let Some(cap) = g.app.as_ref().and_then(CbrApp::window_cap) {
+                            p.window = p.window.min(cap);
+                        }
                         let mut boot =
                             Rng::stream(sc.seed, stream::FLOW_START, 1_000_000 + id as u64);
                         let boot_time_s = boot.uniform() * secs(p.tick_ns);
@@ -268,16 +275,16 @@ impl Sim {
                         }
                     }
                     FlowKind::Udp => Agent::Udp {
-                        src: UdpSource::new(
-                            id,
-                            Shape::from_spec(g.rate.as_ref().expect("validated")),
-                            g.packet_size,
-                        ),
+                        src: udp_source(&sc, g, id),
                         received_packets: 0,
                         received_bytes: 0,
                     },
                 };
                 agents.push(agent);
+                apps.push(g.app.as_ref().map(|a| {
+                    let p = g.tcp_params();
+                    CbrApp::new(a, p.packet_size - p.header_size)
+                }));
                 flows.push(FlowInfo {
                     group: name.clone(),
                     kind: g.kind,
@@ -296,7 +303,10 @@ impl Sim {
                 id += 1;
             }
         }
-        let rec = Recorder::new(&sc.trace);
+        let mut rec = Recorder::new(&sc.trace);
+        if apps.iter().any(Option::is_some) {
+            rec.playback = Some(Default::default());
+        }
         if sc.warmup.0 > 0 {
             sched.schedule(sc.warmup.0, Event::Warmup);
         }
@@ -314,6 +324,7 @@ impl Sim {
             routes,
             flows,
             agents,
+            apps,
             out: Vec::with_capacity(64),
             rec,
             flow_drops: vec![0; nflows],
@@ -345,8 +356,13 @@ impl Sim {
                     }
                 }
                 Event::UdpSend(f) => self.udp_send(f, now),
+                Event::AppWrite(f) => self.app_write(f, now),
+                Event::PlaybackRead(f) => self.playback_read(f, now),
                 Event::FlowStart(f) => self.start_flow(f, now),
                 Event::FlowStop(f) => match &mut self.agents[f as usize] {
+                    // An application's last write is before the stop (no more
+                    // are scheduled); what it wrote is still sent, as in ns-2.
+                    Agent::Tcp { .. } if self.apps[f as usize].is_some() => {}
                     Agent::Tcp { snd, .. } => snd.stop(),
                     Agent::Udp { src, .. } => src.active = false,
                 },
@@ -489,6 +505,15 @@ impl Sim {
     fn start_flow(&mut self, f: u32, now: SimTime) {
         match &mut self.agents[f as usize] {
             Agent::Tcp { snd, .. } => {
+                if let Some(app) = &mut self.apps[f as usize] {
+                    snd.start_app();
+                    app.start(now);
+                    let first_read = app.next_read();
+                    if first_read <= self.flows[f as usize].stop {
+                        self.sched.schedule(first_read, Event::PlaybackRead(f));
+                    }
+                    return self.app_write(f, now);
+                }
                 let mut out = std::mem::take(&mut self.out);
                 snd.start(now, &mut out);
                 self.after_sender(f, now, &mut out);
@@ -496,8 +521,50 @@ impl Sim {
             }
             Agent::Udp { src, .. } => {
                 src.active = true;
-                self.udp_send(f, now);
+                let first = src.first_departure(now);
+                if first == now {
+                    self.udp_send(f, now);
+                } else if first < self.flows[f as usize].stop {
+                    self.sched.schedule(first, Event::UdpSend(f));
+                }
             }
+        }
+    }
+
+    /// The CBR application of TCP flow `f` writes one packet, and schedules
+    /// its next write while the flow runs.
+    fn app_write(&mut self, f: u32, now: SimTime) {
+        let (Agent::Tcp { snd, .. }, Some(app)) =
+            (&mut self.agents[f as usize], &mut self.apps[f as usize])
+        else {
+            return;
+        };
+        if !snd.active {
+            return;
+        }
+        let mut out = std::mem::take(&mut self.out);
+        app.write(snd, now, &mut out);
+        let next = app.next_write();
+        if next < self.flows[f as usize].stop {
+            self.sched.schedule(next, Event::AppWrite(f));
+        }
+        self.after_sender(f, now, &mut out);
+        self.out = out;
+    }
+
+    /// The playback reader of flow `f` takes up to its share from what has
+    /// been delivered in order.
+    fn playback_read(&mut self, f: u32, now: SimTime) {
+        let (Agent::Tcp { sink, .. }, Some(app)) =
+            (&self.agents[f as usize], &mut self.apps[f as usize])
+        else {
+            return;
+        };
+        let r = app.read(sink.delivered_bytes);
+        self.rec.playback_read(now, f, &r);
+        let next = app.next_read();
+        if next <= self.flows[f as usize].stop {
+            self.sched.schedule(next, Event::PlaybackRead(f));
         }
     }
 
@@ -701,6 +768,18 @@ pub fn flow_times(sc: &Scenario) -> Vec<(SimTime, SimTime)> {
     out
 }
 
+/// The UDP source of flow `id` of group `g` (its shape's and its jitter's
+/// random streams derive from the seed and the flow id).
+fn udp_source(sc: &Scenario, g: &crate::scenario::FlowGroup, id: u32) -> UdpSource {
+    UdpSource::new(
+        id,
+        Shape::from_spec(g.rate.as_ref().expect("validated"), sc.seed, id),
+        g.packet_size,
+        g.send_jitter.map_or(0, |d| d.0),
+        sc.seed,
+    )
+}
+
 /// Departure times of UDP flow `flow` of a resolved scenario (None if that
 /// flow is not UDP): what the simulator sends, for exporters that must play
 /// the same schedule (the ns-2 backend's trace-driven sources).
@@ -712,10 +791,9 @@ pub fn udp_departures(sc: &Scenario, flow: u32) -> Option<Vec<SimTime>> {
                 return None;
             }
             let (start, stop) = flow_times(sc)[flow as usize];
-            let shape = Shape::from_spec(g.rate.as_ref()?);
+            g.rate.as_ref()?;
             return Some(crate::traffic::udp::departures(
-                &shape,
-                g.packet_size,
+                udp_source(sc, g, flow),
                 start,
                 stop,
             ));

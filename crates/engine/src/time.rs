@@ -205,6 +205,48 @@ unit_newtype!(
     |v: f64| v
 );
 
+/// Parse an amount of data in bytes: "125KB" (10³), "1.5MB" (10⁶), "64KiB"
+/// (2¹⁰), "1000B", or a plain number of bytes.
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let expected = || {
+        format!("expected an amount of data such as \"125KB\", \"64KiB\" or a number of bytes, got {s:?}")
+    };
+    let (v, unit) = split_number(s).ok_or_else(expected)?;
+    let scale = match unit {
+        "" | "B" => 1.0,
+        "KB" | "kB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        "KiB" => 1024.0,
+        "MiB" => 1024.0 * 1024.0,
+        _ => return Err(expected()),
+    };
+    if !v.is_finite() || v < 0.0 {
+        return Err(format!("expected a non-negative amount of data, got {s:?}"));
+    }
+    Ok((v * scale).round() as u64)
+}
+
+/// Format bytes exactly ("125000" → "125KB").
+pub fn format_bytes(b: u64) -> String {
+    if b > 0 && b % 1_000_000 == 0 {
+        format!("{}MB", b / 1_000_000)
+    } else if b > 0 && b % 1000 == 0 {
+        format!("{}KB", b / 1000)
+    } else {
+        format!("{b}B")
+    }
+}
+
+unit_newtype!(
+    Bytes,
+    u64,
+    parse_bytes,
+    format_bytes,
+    "an amount of data such as \"125KB\" or a number of bytes",
+    |v: f64| v.round() as u64
+);
+
 pub fn format_freq(hz: f64) -> String {
     format!("{}Hz", trim_float(hz))
 }

@@ -91,18 +91,27 @@ _TCP_KEYS = {"kind", "count", "variant", "packet_size", "alpha", "beta", "window
              "max_cwnd", "initial_cwnd", "initial_ssthresh", "initial_rto", "min_rto",
              "max_rto", "tick", "dupack_threshold", "limited_transmit", "bug_fix", "syn",
              "header_size", "delayed_ack", "delack_interval", "start", "start_jitter",
-             "stop", "joins", "leaves", "access", "sink_access"}
-_UDP_KEYS = {"kind", "count", "packet_size", "rate", "start", "start_jitter", "stop",
+             "stop", "joins", "leaves", "access", "sink_access", "app"}
+_UDP_KEYS = {"kind", "count", "packet_size", "rate", "send_jitter", "start", "start_jitter", "stop",
              "joins", "leaves", "access", "sink_access"}
+_APP_KEYS = {"kind", "rate", "send_buffer", "when_full", "read", "interval"}
 _TRACE_KEYS = {"series", "interval"}
 
 #: UDP rate shapes ns-2 has no source for: the export plays the packet
 #: engine's own departure times through Application/Traffic/Trace.
-_TRACE_DRIVEN_SHAPES = ("sine", "sines")
+_TRACE_DRIVEN_SHAPES = ("sine", "sines", "piecewise", "onoff")
 
 #: Tracefile records hold the gap to the next packet in whole microseconds
 #: (u_int32); the record after the last packet waits this long (~71 min).
 _TRACE_GAP_MAX_US = 2**32 - 1
+
+
+def _trace_driven(g: dict) -> bool:
+    """A UDP group whose departures ns-2 replays from the packet engine's
+    schedule: every shape but a constant, and any source with send jitter
+    (drawn from the engine's streams, so both engines send the same packets)."""
+    jitter = parse_duration(g.get("send_jitter", 0.0), "send_jitter")
+    return isinstance(g.get("rate"), dict) or jitter > 0
 
 
 class Ns2Error(UserError):
@@ -299,9 +308,21 @@ def _plan(scenario: dict) -> _Plan:
             if isinstance(size, bool) or not isinstance(size, int) or size <= header:
                 raise Ns2Error(f"{path}.packet_size: expected whole bytes on the wire "
                                f"> {header} (the TCP/IP header), got {size!r}")
+            app = g.get("app")
+            if app is not None:
+                _check_keys(app, _APP_KEYS, f"{path}.app")
+                if app.get("kind") != "cbr":
+                    raise Ns2Error(f"{path}.app.kind: only \"cbr\" is exported to ns-2")
+                if app.get("when_full") == "drop":
+                    raise Ns2Error(f"{path}.app.when_full: \"drop\" is not exported to ns-2 (its "
+                                   "TCP agent has no send buffer that could refuse a write); "
+                                   "\"block\" is, as window_ = min(window, send_buffer)")
         elif kind == "udp":
             _check_keys(g, _UDP_KEYS, path)
             rate = _require(g, "rate", path)
+            if isinstance(rate, dict) and "file" in rate:
+                raise Ns2Error(f"{path}.rate.file: read the trace into points first "
+                               "(tcplab.load_scenario does)")
             if isinstance(rate, dict) and rate.get("shape") not in _TRACE_DRIVEN_SHAPES:
                 raise Ns2Error(f"{path}.rate: rate shape {rate.get('shape')!r} is not exported "
                                f"to ns-2 (it plays {', '.join(_TRACE_DRIVEN_SHAPES)} from a "
@@ -508,9 +529,10 @@ def _tcl(plan: _Plan) -> str:
                 interval = parse_duration(g.get("delack_interval", 0.1), f"{path}.delack_interval")
                 sink.append(f"interval_ {_tcl_num(interval)}")
             w(f"set sink_params({label}) {{{' '.join(sink)}}}")
-        elif isinstance(g["rate"], dict):
+        elif _trace_driven(g):
             size = int(g["packet_size"])
-            w(f"# group {label!r}: UDP with a {g['rate']['shape']} rate, played from a trace "
+            what = g["rate"]["shape"] if isinstance(g["rate"], dict) else "constant, jittered"
+            w(f"# group {label!r}: UDP with a {what} rate, played from a trace "
               "of the packet engine's departure times")
             w(f"set udp_params({label}) {{packetSize_ {size}}}")
         else:
@@ -538,7 +560,19 @@ def _tcl(plan: _Plan) -> str:
             w(f"$ns attach-agent $src({i}) $agent({i})")
             w(f"$ns attach-agent $dst({i}) $sink({i})")
             w(f"$ns connect $agent({i}) $sink({i})")
-            w(f"set app({i}) [$agent({i}) attach-app FTP]")
+            app = f.cfg.get("app")
+            if app is None:
+                w(f"set app({i}) [$agent({i}) attach-app FTP]")
+            else:
+                # CBR over TCP: each packet interval the app hands the agent
+                # one packet's payload (sendmsg: curseq_ += 1, send_much).
+                payload = int(f.cfg["packet_size"]) - int(f.cfg.get("header_size", TCPIP_HEADER_BYTES))
+                arate = _positive_rate(app["rate"], f"flows.{f.group}.app.rate")
+                w(f"set app({i}) [new Application/Traffic/CBR]")
+                w(f"$app({i}) set packetSize_ {payload}")
+                w(f"$app({i}) set rate_ {_tcl_num(arate)}")
+                w(f"$app({i}) set random_ 0")
+                w(f"$app({i}) attach-agent $agent({i})")
         else:
             w(f"set agent({i}) [new Agent/UDP]")
             w(f"tcplab_config $agent({i}) $udp_params({f.group})")
@@ -547,7 +581,7 @@ def _tcl(plan: _Plan) -> str:
             w(f"$ns attach-agent $src({i}) $agent({i})")
             w(f"$ns attach-agent $dst({i}) $sink({i})")
             w(f"$ns connect $agent({i}) $sink({i})")
-            if isinstance(f.cfg["rate"], dict):
+            if _trace_driven(f.cfg):
                 recs = _trace_records(plan, f)
                 w(f"set trace_seed({i}) [tcplab_trace_file {i} tcplab-udp-{i}.bin "
                   f"{_trace_seed(plan.seed, i)} {{{' '.join(map(str, recs))}}}]")
@@ -561,7 +595,7 @@ def _tcl(plan: _Plan) -> str:
             w(f"$app({i}) attach-agent $agent({i})")
         if f.start_s < min(f.stop_s, plan.duration_s):
             ssthresh = f.cfg.get("initial_ssthresh", 0) if f.kind == "tcp" else 0
-            if f.kind == "udp" and isinstance(f.cfg["rate"], dict):
+            if f.kind == "udp" and _trace_driven(f.cfg):
                 # The trace source draws its first record from the default RNG
                 # as it starts; reseeding just before makes that draw the one
                 # tcplab_trace_file rotated the file for. Then reseed apart.
@@ -578,6 +612,7 @@ def _tcl(plan: _Plan) -> str:
 
     w("")
     w(_trace_tcl(plan, tcp_ids))
+    w(_playback_tcl(plan))
     w("# Counter snapshots: end of warm-up, checkpoints against 32-bit wrap, end.")
     w(f'puts $tcplab_out "V [ns-version]"')
     w(f'puts $tcplab_out "W {_tcl_num(plan.warmup_s)} {_tcl_num(plan.duration_s)}"')
@@ -621,6 +656,35 @@ def _impairments_tcl(plan: _Plan, link: _Link, a: str, b: str, link_index: int) 
             if end_ns / 1e9 < plan.duration_s:
                 lines.append(f"$ns rtmodel-at {_tcl_num(end_ns / 1e9)} up {a} {b}")
     return lines
+def _read_times(plan: _Plan, f: _Flow) -> list[float]:
+    """When the playback reader of app flow `f` reads: every interval after
+    the flow's start, up to its stop (as the packet engine)."""
+    interval = parse_duration(f.cfg["app"]["interval"], f"flows.{f.group}.app.interval")
+    start_ns, step_ns = round(f.start_s * 1e9), round(interval * 1e9)
+    stop_ns = round(min(f.stop_s, plan.duration_s) * 1e9)
+    n = (stop_ns - start_ns) // step_ns if stop_ns > start_ns else 0
+    return [(start_ns + k * step_ns) / 1e9 for k in range(1, n + 1)]
+
+
+def _playback_tcl(plan: _Plan) -> str:
+    """The sink's in-order byte count of every CBR-over-TCP flow at each read
+    instant of its playback reader (the reads are computed from these, as
+    the packet engine computes them, in `tcplab.metrics.playback_reads`).
+    Scheduled before the run's end, so a read at the very end is kept."""
+    apps = [f for f in plan.flows if f.kind == "tcp" and f.cfg.get("app")]
+    if not apps:
+        return ""
+    lines = ["# Playback readers: delivered bytes at each read instant.",
+             "proc tcplab_playback {i} {",
+             "    global ns tcplab_out sink",
+             '    puts $tcplab_out "P $i [$sink($i) set bytes_]"',
+             "}"]
+    for f in apps:
+        times = _read_times(plan, f)
+        if times:
+            lines.append(f"foreach t {{{' '.join(_tcl_num(t) for t in times)}}} "
+                         f"{{ $ns at $t \"tcplab_playback {f.id}\" }}")
+    return "\n".join(lines) + "\n"
 
 
 def _errors_seed(seed: int, link_index: int) -> int:
@@ -638,8 +702,8 @@ def _trace_records(plan: _Plan, f: _Flow) -> list[int]:
     """Tracefile records (gap_us, size) for a shaped UDP flow: the packet
     engine's departure times, as gaps in whole microseconds from the start
     (each rounded from the absolute time, so rounding never accumulates).
-    The first record's gap is 0 (ns-2 sends it as the source starts); the
-    last waits ~71 minutes, past the flow's stop."""
+    The first record's gap is the first packet's delay after the start (0
+    unless it has send jitter); the last waits ~71 minutes, past the flow's stop."""
     import json
 
     import numpy as np
@@ -679,10 +743,16 @@ def _tcp_params(g: dict, path: str) -> list[tuple[str, str]]:
         return "1" if v else "0"
 
     header = int(g.get("header_size", TCPIP_HEADER_BYTES))
+    window = num("window", 1)
+    app = g.get("app") or {}
+    if app.get("send_buffer") and app.get("when_full", "block") == "block":
+        # A blocked writer with a send buffer of B packets keeps at most B
+        # unacknowledged: the same sender as a window of min(window, B).
+        window = _tcl_num(min(float(window), int(app["send_buffer"])))
     return [
         ("tcpip_base_hdr_size_", str(header)),
         ("packetSize_", str(int(g["packet_size"]) - header)),
-        ("window_", num("window", 1)),
+        ("window_", window),
         ("maxcwnd_", num("max_cwnd", 0)),
         ("windowInit_", num("initial_cwnd", 1)),
         ("increase_num_", num("alpha")),
@@ -847,6 +917,7 @@ def _parse(plan: _Plan, text: str, wd: Path) -> dict:
     version = "?"
     times: dict[int, float] = {}
     rows: dict[tuple[str, str], dict[int, list[int]]] = {}
+    sink_reads: dict[int, list[int]] = {}
     for line in text.splitlines():
         parts = line.split()
         if not parts:
@@ -858,6 +929,8 @@ def _parse(plan: _Plan, text: str, wd: Path) -> dict:
             times[int(parts[1])] = float(parts[2])
         elif tag in ("F", "U", "L"):
             rows.setdefault((tag, parts[2]), {})[int(parts[1])] = [int(x) for x in parts[3:]]
+        elif tag == "P":
+            sink_reads.setdefault(int(parts[1]), []).append(int(parts[2]))
     n_samples = len(plan.sample_times)
     if sorted(times) != list(range(n_samples)):
         raise Ns2Error(f"ns-2 output is incomplete: expected {n_samples} counter snapshots, "
@@ -876,6 +949,7 @@ def _parse(plan: _Plan, text: str, wd: Path) -> dict:
         return col[-1] - col[warm_index]
 
     flows = []
+    playback = []
     for f in plan.flows:
         if f.kind == "tcp":
             sent, rexmit_pkts, timeouts, cuts, sink_bytes, _ack = series("F", str(f.id))
@@ -891,6 +965,9 @@ def _parse(plan: _Plan, text: str, wd: Path) -> dict:
                 return b // size
 
             delivered = data_packets(sink_bytes[-1]) - data_packets(sink_bytes[warm_index])
+            if f.cfg.get("app"):
+                playback.append(_playback_table(plan, f, [data_packets(b) * (size - header)
+                                                          for b in sink_reads.get(f.id, [])]))
             syn_in_window = int(syn and sent[warm_index] == 0 and sent[-1] > 0)
             flows.append({
                 "id": f.id, "group": f.group, "kind": "tcp",
@@ -940,8 +1017,31 @@ def _parse(plan: _Plan, text: str, wd: Path) -> dict:
         "measured_s": measured,
         "flows": flows,
         "links": links,
-        "traces": _parse_traces(plan, wd),
+        "traces": {**_parse_traces(plan, wd),
+                   **({"playback": _concat_by_time(playback)} if playback else {})},
     }
+
+
+def _playback_table(plan: _Plan, f: _Flow, delivered: list[int]):
+    import pandas as pd
+
+    from tcplab.metrics import playback_reads
+    from tcplab.units import parse_bytes
+
+    times = _read_times(plan, f)
+    if len(delivered) != len(times):
+        raise Ns2Error(f"ns-2 output lacks playback samples for flow {f.id} "
+                       f"({len(delivered)} of {len(times)})")
+    wanted = parse_bytes(f.cfg["app"]["read"], f"flows.{f.group}.app.read")
+    t = pd.DataFrame({"t": times, "flow": f.id})
+    return pd.concat([t, playback_reads(delivered, wanted)], axis=1)
+
+
+def _concat_by_time(tables):
+    import pandas as pd
+
+    return (pd.concat(tables, ignore_index=True)
+            .sort_values(["t", "flow"], kind="stable").reset_index(drop=True))
 
 
 def _parse_traces(plan: _Plan, wd: Path) -> dict:

@@ -130,6 +130,27 @@ impl TcpSender {
         self.send_much(now, 0, out);
     }
 
+    /// An application that writes (CBR) starts: nothing to send until it
+    /// writes (ns-2: `curseq_` 0 until the first `sendmsg`).
+    pub fn start_app(&mut self) {
+        self.active = true;
+        self.curseq = 0;
+    }
+
+    /// The application wrote `n` packets (ns-2 `sendmsg`): send what the
+    /// window allows. Ignored once stopped.
+    pub fn app_write(&mut self, n: i64, now: SimTime, out: &mut Vec<Packet>) {
+        if self.active {
+            self.curseq += n;
+            self.send_much(now, 0, out);
+        }
+    }
+
+    /// Packets written and not yet cumulatively acknowledged (sent or not).
+    pub fn buffered(&self) -> i64 {
+        self.curseq - self.highest_ack - 1
+    }
+
     /// The application stops: nothing new is sent; outstanding data is still
     /// recovered. The timer is disarmed once everything is acked.
     pub fn stop(&mut self) {

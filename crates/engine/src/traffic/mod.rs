@@ -1,4 +1,5 @@
-//! Traffic: rate shapes and the UDP sources they drive.
+//! Traffic: rate shapes and the UDP sources they drive; applications over TCP.
 
+pub mod app;
 pub mod shape;
 pub mod udp;

@@ -11,8 +11,15 @@
 //! positive parts. A dip below zero that starts and ends inside one bracket
 //! (possible only for sums of sines, never for one sine) is missed; its area
 //! is below a·(2π/32)²/8·bracket ≈ 0.5 % of one bracket's peak volume.
+//!
+//! Piecewise-linear tables are integrated exactly too: the integral is a
+//! quadratic on each segment, solved in closed form. On/off sources send at
+//! a constant rate during on periods only; the volume a packet needs carries
+//! across off periods. Their period lengths come from the flow's own random
+//! stream, so an on/off shape has state and is driven forward in time.
 
-use crate::scenario::{RateShape, ShapeKind};
+use crate::rng::{stream, Rng};
+use crate::scenario::{PeriodDistribution, PeriodSpec, RateShape, ShapeKind, ShapeSpec};
 use crate::time::{SimTime, NS_PER_S};
 use std::f64::consts::PI;
 
@@ -38,12 +45,25 @@ pub enum Shape {
         /// The rate can never be negative (offset ≥ Σ|aᵢ|): no brackets needed.
         never_clipped: bool,
     },
+    Piecewise(Piecewise),
+    OnOff(OnOff),
 }
 
 impl Shape {
-    pub fn from_spec(spec: &RateShape) -> Self {
+    /// The shape of UDP flow `flow` of a scenario with master `seed` (only an
+    /// on/off shape draws random numbers, from the flow's own stream).
+    pub fn from_spec(spec: &RateShape, seed: u64, flow: u32) -> Self {
         match spec {
             RateShape::Constant(r) => Shape::Constant { bps: r.0 },
+            RateShape::Shaped(t) if t.shape == ShapeKind::Piecewise => {
+                Shape::Piecewise(Piecewise::from_spec(t))
+            }
+            RateShape::Shaped(t) if t.shape == ShapeKind::OnOff => Shape::OnOff(OnOff::new(
+                t.rate.map_or(0.0, |r| r.0),
+                Period::from_spec(&t.on.expect("validated")),
+                Period::from_spec(&t.off.expect("validated")),
+                Rng::stream(seed, stream::UDP_SOURCE, flow as u64),
+            )),
             RateShape::Shaped(t) => {
                 let (offset_bps, terms) = match t.shape {
                     ShapeKind::Sine => (
@@ -66,6 +86,7 @@ impl Shape {
                             })
                             .collect(),
                     ),
+                    ShapeKind::Piecewise | ShapeKind::OnOff => unreachable!(),
                 };
                 Shape::sines(offset_bps, terms)
             }
@@ -88,7 +109,11 @@ impl Shape {
 
     /// Instantaneous rate at `t`, bit/s (clipped at 0).
     pub fn rate_at(&self, t: SimTime) -> f64 {
-        self.rate_s(t as f64 / NS_PER_S as f64).max(0.0)
+        match self {
+            Shape::Piecewise(p) => p.rate_s(t as f64 / NS_PER_S as f64),
+            Shape::OnOff(o) => o.bps * o.on as u8 as f64,
+            _ => self.rate_s(t as f64 / NS_PER_S as f64).max(0.0),
+        }
     }
 
     /// Unclipped rate at `t` seconds.
@@ -105,6 +130,8 @@ impl Shape {
                         .map(|s| s.amp_bps * (s.omega * t + s.phase).sin())
                         .sum::<f64>()
             }
+            Shape::Piecewise(p) => p.rate_s(t),
+            Shape::OnOff(_) => unreachable!("on/off has no closed form"),
         }
     }
 
@@ -122,6 +149,8 @@ impl Shape {
                         .map(|s| s.amp_bps / s.omega * (s.omega * t + s.phase).cos())
                         .sum::<f64>()
             }
+            Shape::Piecewise(p) => p.integral_s(t),
+            Shape::OnOff(_) => unreachable!("on/off has no closed form"),
         }
     }
 
@@ -129,6 +158,8 @@ impl Shape {
     pub fn mean_bps(&self) -> f64 {
         match self {
             Shape::Constant { bps } => *bps,
+            Shape::Piecewise(p) => p.mean_bps(),
+            Shape::OnOff(o) => o.bps * o.on_len.mean() / (o.on_len.mean() + o.off_len.mean()),
             Shape::Sines {
                 offset_bps,
                 terms,
@@ -162,23 +193,26 @@ impl Shape {
         }
     }
 
-    /// The time at which `bits` more have been sent, starting at `t`; None if never.
-    pub fn next_departure(&self, t: SimTime, bits: f64) -> Option<SimTime> {
+    /// The time at which `bits` more have been sent, starting at `t`; None if
+    /// never. Calls must come in time order (an on/off shape moves forward).
+    pub fn next_departure(&mut self, t: SimTime, bits: f64) -> Option<SimTime> {
         match self {
-            Shape::Constant { bps } => {
-                if *bps <= 0.0 {
+            Shape::Piecewise(p) => p.next_departure(t, bits),
+            Shape::OnOff(o) => Some(o.next_departure(t, bits)),
+            &mut Shape::Constant { bps } => {
+                if bps <= 0.0 {
                     None
                 } else {
                     Some(t + (bits / bps * NS_PER_S as f64).round() as SimTime)
                 }
             }
-            Shape::Sines {
+            &mut Shape::Sines {
                 bracket_s,
                 never_clipped,
                 ..
             } => {
                 let t0 = t as f64 / NS_PER_S as f64;
-                let x = if *never_clipped {
+                let x = if never_clipped {
                     // One monotone solve; bracket it by doubling.
                     let f0 = self.integral_s(t0);
                     let mut hi = t0 + bracket_s;
@@ -187,7 +221,7 @@ impl Shape {
                     }
                     self.solve(t0, hi, f0 + bits)
                 } else {
-                    self.clipped_departure(t0, bits, *bracket_s)?
+                    self.clipped_departure(t0, bits, bracket_s)?
                 };
                 let ns = (x * NS_PER_S as f64).round() as SimTime;
                 Some(ns.max(t))
@@ -269,13 +303,270 @@ impl Shape {
     }
 }
 
+/// A piecewise-linear rate through (tᵢ, rᵢ), tᵢ nondecreasing from 0 (two
+/// equal times make a step). After the last point the table repeats (period
+/// = last time) or the last rate holds.
+#[derive(Clone, Debug)]
+pub struct Piecewise {
+    t: Vec<f64>,
+    r: Vec<f64>,
+    /// ∫₀^tᵢ r, bits.
+    cum: Vec<f64>,
+    repeat: bool,
+}
+
+impl Piecewise {
+    pub fn from_spec(t: &ShapeSpec) -> Self {
+        let pts = t.points.as_deref().unwrap_or(&[]);
+        Piecewise::new(
+            pts.iter()
+                .map(|p| p.0 .0 as f64 / NS_PER_S as f64)
+                .collect(),
+            pts.iter().map(|p| p.1 .0.max(0.0)).collect(),
+            t.repeat.unwrap_or(false),
+        )
+    }
+
+    pub fn new(t: Vec<f64>, r: Vec<f64>, repeat: bool) -> Self {
+        let mut cum = vec![0.0; t.len()];
+        for i in 1..t.len() {
+            cum[i] = cum[i - 1] + 0.5 * (r[i - 1] + r[i]) * (t[i] - t[i - 1]);
+        }
+        let repeat = repeat && *t.last().unwrap_or(&0.0) > 0.0;
+        Piecewise { t, r, cum, repeat }
+    }
+
+    fn period(&self) -> f64 {
+        *self.t.last().unwrap()
+    }
+
+    /// Rate at `x` seconds (x ≥ 0); at a step, the rate after it.
+    pub fn rate_s(&self, x: f64) -> f64 {
+        let x = if self.repeat {
+            x.rem_euclid(self.period())
+        } else {
+            x
+        };
+        let j = self.t.partition_point(|&ti| ti <= x);
+        if j >= self.t.len() {
+            return *self.r.last().unwrap();
+        }
+        let i = j.max(1) - 1;
+        let dt = self.t[j] - self.t[i];
+        if dt <= 0.0 {
+            return self.r[j];
+        }
+        self.r[i] + (self.r[j] - self.r[i]) * (x - self.t[i]) / dt
+    }
+
+    /// ∫₀ˣ r within one table (x ≥ 0; past the end the last rate holds).
+    fn table_integral(&self, x: f64) -> f64 {
+        let n = self.t.len();
+        let j = self.t.partition_point(|&ti| ti <= x);
+        if j >= n {
+            return self.cum[n - 1] + self.r[n - 1] * (x - self.t[n - 1]);
+        }
+        let i = j.max(1) - 1;
+        let dx = x - self.t[i];
+        let dt = self.t[j] - self.t[i];
+        let slope = if dt > 0.0 {
+            (self.r[j] - self.r[i]) / dt
+        } else {
+            0.0
+        };
+        self.cum[i] + self.r[i] * dx + 0.5 * slope * dx * dx
+    }
+
+    /// ∫₀ˣ r, bits.
+    pub fn integral_s(&self, x: f64) -> f64 {
+        if self.repeat {
+            let p = self.period();
+            let k = (x / p).floor();
+            k * self.cum[self.cum.len() - 1] + self.table_integral(x - k * p)
+        } else {
+            self.table_integral(x)
+        }
+    }
+
+    /// The x with ∫₀ˣ r = v within one table (0 ≤ v; None if never).
+    fn table_inverse(&self, v: f64) -> Option<f64> {
+        let n = self.t.len();
+        let total = self.cum[n - 1];
+        if v > total {
+            let last = self.r[n - 1];
+            return (last > 0.0).then(|| self.t[n - 1] + (v - total) / last);
+        }
+        // first point whose cumulative volume reaches v; the segment before
+        // it has a positive volume and holds the answer
+        let j = self.cum.partition_point(|&c| c < v);
+        if j == 0 {
+            return Some(0.0);
+        }
+        let i = j - 1;
+        let need = v - self.cum[i];
+        let dt = self.t[j] - self.t[i];
+        let slope = (self.r[j] - self.r[i]) / dt;
+        // r_i·x + slope·x²/2 = need, the root in [0, dt] in its stable form
+        let disc = (self.r[i] * self.r[i] + 2.0 * slope * need).max(0.0);
+        let den = self.r[i] + disc.sqrt();
+        let x = if den > 0.0 { 2.0 * need / den } else { 0.0 };
+        Some(self.t[i] + x.clamp(0.0, dt))
+    }
+
+    /// The x with ∫₀ˣ r = v.
+    fn inverse(&self, v: f64) -> Option<f64> {
+        if !self.repeat {
+            return self.table_inverse(v);
+        }
+        let (p, total) = (self.period(), self.cum[self.cum.len() - 1]);
+        let mut k = (v / total).floor();
+        let mut rem = v - k * total;
+        if rem <= 0.0 && k > 0.0 {
+            // exactly a period's end: the end of the previous period, not
+            // the start of the next (which may be a silent stretch later)
+            k -= 1.0;
+            rem += total;
+        }
+        Some(k * p + self.table_inverse(rem)?)
+    }
+
+    pub fn next_departure(&self, t: SimTime, bits: f64) -> Option<SimTime> {
+        let t0 = t as f64 / NS_PER_S as f64;
+        let x = self.inverse(self.integral_s(t0) + bits)?;
+        Some(((x * NS_PER_S as f64).round() as SimTime).max(t))
+    }
+
+    /// Long-run mean: over one period, or the rate after the table.
+    pub fn mean_bps(&self) -> f64 {
+        if self.repeat {
+            self.cum[self.cum.len() - 1] / self.period()
+        } else {
+            *self.r.last().unwrap()
+        }
+    }
+
+    /// Exact mean over simulation time [a, b].
+    pub fn mean_between(&self, a: SimTime, b: SimTime) -> f64 {
+        let (x, y) = (a as f64 / NS_PER_S as f64, b as f64 / NS_PER_S as f64);
+        (self.integral_s(y) - self.integral_s(x)) / (y - x)
+    }
+}
+
+/// Lengths of on or off periods, seconds.
+#[derive(Clone, Copy, Debug)]
+pub enum Period {
+    Fixed(f64),
+    Exponential(f64),
+    /// Scale x_m and shape α: P(X > x) = (x_m/x)^α, mean α·x_m/(α−1).
+    Pareto {
+        scale: f64,
+        alpha: f64,
+    },
+}
+
+impl Period {
+    pub fn from_spec(p: &PeriodSpec) -> Self {
+        let mean = p.mean.0 as f64 / NS_PER_S as f64;
+        match p.distribution {
+            PeriodDistribution::Fixed => Period::Fixed(mean),
+            PeriodDistribution::Exponential => Period::Exponential(mean),
+            PeriodDistribution::Pareto => {
+                let alpha = p.alpha.unwrap_or(1.5);
+                Period::Pareto {
+                    scale: mean * (alpha - 1.0) / alpha,
+                    alpha,
+                }
+            }
+        }
+    }
+
+    pub fn mean(&self) -> f64 {
+        match *self {
+            Period::Fixed(m) | Period::Exponential(m) => m,
+            Period::Pareto { scale, alpha } => alpha * scale / (alpha - 1.0),
+        }
+    }
+
+    /// One period length, seconds (inverse transform: 1 − U is in (0, 1]).
+    pub fn draw(&self, rng: &mut Rng) -> f64 {
+        match *self {
+            Period::Fixed(m) => m,
+            Period::Exponential(m) => -m * (1.0 - rng.uniform()).ln(),
+            Period::Pareto { scale, alpha } => scale / (1.0 - rng.uniform()).powf(1.0 / alpha),
+        }
+    }
+}
+
+/// Constant rate during on periods, silence during off periods. The first
+/// on period begins at the flow's first packet.
+#[derive(Clone, Debug)]
+pub struct OnOff {
+    pub bps: f64,
+    pub on_len: Period,
+    pub off_len: Period,
+    rng: Rng,
+    started: bool,
+    /// In an on period (else off).
+    on: bool,
+    /// End of the current period, seconds of simulation time.
+    until: f64,
+}
+
+impl OnOff {
+    pub fn new(bps: f64, on_len: Period, off_len: Period, rng: Rng) -> Self {
+        OnOff {
+            bps,
+            on_len,
+            off_len,
+            rng,
+            started: false,
+            on: true,
+            until: 0.0,
+        }
+    }
+
+    /// When `bits` more have been sent at `bps` during on periods from `t`.
+    pub fn next_departure(&mut self, t: SimTime, bits: f64) -> SimTime {
+        let mut x = t as f64 / NS_PER_S as f64;
+        if !self.started {
+            self.started = true;
+            self.on = true;
+            self.until = x + self.on_len.draw(&mut self.rng);
+        }
+        let mut need = bits / self.bps; // seconds of on time
+        loop {
+            if x >= self.until {
+                self.on = !self.on;
+                let len = if self.on {
+                    self.on_len.draw(&mut self.rng)
+                } else {
+                    self.off_len.draw(&mut self.rng)
+                };
+                self.until += len;
+                continue;
+            }
+            if !self.on {
+                x = self.until;
+                continue;
+            }
+            if self.until - x >= need {
+                x += need;
+                break;
+            }
+            need -= self.until - x;
+            x = self.until;
+        }
+        ((x * NS_PER_S as f64).round() as SimTime).max(t)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn constant_rate_paces_exactly() {
-        let s = Shape::Constant { bps: 0.5e6 };
+        let mut s = Shape::Constant { bps: 0.5e6 };
         // 8000 bits at 0.5 Mb/s = 16 ms
         assert_eq!(s.next_departure(0, 8000.0), Some(16_000_000));
     }
@@ -293,7 +584,7 @@ mod tests {
 
     /// Departures k·bits apart in the integral: the count in any window is
     /// within one packet of ∫r/bits over it.
-    fn check_counts(s: &Shape, bits: f64, span_s: f64, bins: usize) {
+    fn check_counts(s: &mut Shape, bits: f64, span_s: f64, bins: usize) {
         let mut t = 0;
         let mut times = vec![0.0];
         while (t as f64) < span_s * 1e9 {
@@ -307,7 +598,7 @@ mod tests {
             // clipped integral over the bin by fine midpoint rule
             let m = 2000;
             let exp: f64 = (0..m)
-                .map(|i| s.rate_s(lo + (i as f64 + 0.5) * w / m as f64).max(0.0))
+                .map(|i| s.rate_at(((lo + (i as f64 + 0.5) * w / m as f64) * 1e9) as SimTime))
                 .sum::<f64>()
                 * (w / m as f64)
                 / bits;
@@ -322,15 +613,15 @@ mod tests {
     fn paper_a_sine_is_paced_by_its_integral() {
         // m = a: the rate touches zero once per period
         for f in [0.05, 0.4, 2.0, 10.0] {
-            check_counts(&sine(0.5e6, 0.5e6, f), 8000.0, 5.0 / f.min(1.0), 40);
+            check_counts(&mut sine(0.5e6, 0.5e6, f), 8000.0, 5.0 / f.min(1.0), 40);
         }
     }
 
     #[test]
     fn clipped_sine_is_silent_below_zero() {
         // a > m: silent for part of each period; mean from the closed form
-        let s = sine(0.2e6, 0.5e6, 1.0);
-        check_counts(&s, 8000.0, 4.0, 80);
+        let mut s = sine(0.2e6, 0.5e6, 1.0);
+        check_counts(&mut s, 8000.0, 4.0, 80);
         let mean_numeric: f64 = (0..100_000)
             .map(|i| s.rate_s(i as f64 * 1e-5).max(0.0))
             .sum::<f64>()
@@ -340,7 +631,7 @@ mod tests {
 
     #[test]
     fn sum_of_sines_is_paced_by_its_integral() {
-        let s = Shape::sines(
+        let mut s = Shape::sines(
             0.25e6,
             vec![
                 Sine {
@@ -355,6 +646,141 @@ mod tests {
                 },
             ],
         );
-        check_counts(&s, 8000.0, 10.0, 100);
+        check_counts(&mut s, 8000.0, 10.0, 100);
+    }
+
+    fn pw(points: &[(f64, f64)], repeat: bool) -> Shape {
+        Shape::Piecewise(Piecewise::new(
+            points.iter().map(|p| p.0).collect(),
+            points.iter().map(|p| p.1).collect(),
+            repeat,
+        ))
+    }
+
+    #[test]
+    fn piecewise_integral_is_the_trapezoid_sum() {
+        let Shape::Piecewise(p) = pw(&[(0.0, 1e6), (10.0, 3e6), (10.0, 0.0), (12.0, 0.0)], true)
+        else {
+            unreachable!()
+        };
+        assert_eq!(p.integral_s(10.0), 20e6);
+        assert_eq!(p.integral_s(12.0), 20e6);
+        assert_eq!(p.integral_s(17.0), 20e6 + 5.0 * 1e6 + 0.5 * 5.0 * 1e6);
+        assert_eq!(p.mean_bps(), 20e6 / 12.0);
+        assert_eq!(p.rate_s(5.0), 2e6);
+        assert_eq!(p.rate_s(11.0), 0.0);
+        assert_eq!(p.rate_s(24.0 + 5.0), 2e6);
+    }
+
+    #[test]
+    fn piecewise_ramps_steps_and_silences_are_paced_by_their_integral() {
+        // a ramp up, a step down, a silence, a ramp down to 0; repeated
+        let pts = [
+            (0.0, 0.1e6),
+            (3.0, 0.9e6),
+            (3.0, 0.3e6),
+            (4.0, 0.3e6),
+            (4.0, 0.0),
+            (5.0, 0.0),
+            (7.0, 0.6e6),
+            (8.0, 0.0),
+        ];
+        check_counts(&mut pw(&pts, true), 8000.0, 24.0, 96);
+        check_counts(&mut pw(&pts, true), 12000.0, 24.0, 240);
+        // without repeat the last rate (0) holds: nothing after t = 8 s
+        let mut s = pw(&pts, false);
+        let mut t = 0;
+        let mut n = 0;
+        while let Some(next) = s.next_departure(t, 8000.0) {
+            t = next;
+            n += 1;
+        }
+        assert!(t <= 8_000_000_000, "{t}");
+        let Shape::Piecewise(p) = s else {
+            unreachable!()
+        };
+        assert_eq!(n, (p.integral_s(8.0) / 8000.0).floor() as i32);
+        // a constant table paces like a constant
+        let mut c = pw(&[(0.0, 0.5e6)], false);
+        assert_eq!(c.next_departure(0, 8000.0), Some(16_000_000));
+    }
+
+    fn onoff(on: Period, off: Period) -> OnOff {
+        OnOff::new(1e6, on, off, Rng::stream(7, stream::UDP_SOURCE, 3))
+    }
+
+    /// Departures over `span_s`: mean rate and the on/off periods they reveal
+    /// (a gap longer than 1.5 packet times is an off period).
+    fn onoff_run(o: &mut OnOff, span_s: f64) -> (f64, Vec<f64>) {
+        let bits = 1000.0; // 1 ms per packet at 1 Mb/s
+        let mut t = 0u64;
+        let mut n = 0u64;
+        let mut offs = Vec::new();
+        while (t as f64) < span_s * 1e9 {
+            let next = o.next_departure(t, bits);
+            let gap = (next - t) as f64 / 1e9;
+            if gap > 1.5e-3 {
+                offs.push(gap - 1e-3);
+            }
+            t = next;
+            n += 1;
+        }
+        (n as f64 * bits / (t as f64 / 1e9), offs)
+    }
+
+    #[test]
+    fn onoff_mean_rate_is_rate_times_on_share() {
+        // fixed 0.3 s on / 0.7 s off: exactly 0.3 Mb/s, every gap 0.7 s
+        let mut o = onoff(Period::Fixed(0.3), Period::Fixed(0.7));
+        let (mean, offs) = onoff_run(&mut o, 100.0);
+        assert!((mean - 0.3e6).abs() < 0.3e6 * 1e-3, "{mean}");
+        assert!(
+            offs.iter().all(|g| (g - 0.7).abs() < 1e-6),
+            "{:?}",
+            &offs[..3]
+        );
+        // exponential 1 s / 1 s over 20 000 s: 10 000 cycles; the share of
+        // on time has σ ≈ 0.5·sqrt(2/10 000)/... ≈ 0.0035: allow 0.015
+        let mut o = onoff(Period::Exponential(1.0), Period::Exponential(1.0));
+        let (mean, offs) = onoff_run(&mut o, 20_000.0);
+        assert!((mean - 0.5e6).abs() < 0.015e6, "{mean}");
+        let m_off = offs.iter().sum::<f64>() / offs.len() as f64;
+        // gaps below 0.5 ms are not seen as off periods: E[X | X > 0.5ms] − ...
+        // is within 0.001 s of 1 s; σ of the mean of ~10 000 ≈ 0.01
+        assert!((m_off - 1.0).abs() < 0.04, "{m_off}");
+    }
+
+    #[test]
+    fn pareto_periods_have_the_mean_they_are_given() {
+        // α = 2.5 has a finite variance (σ² = x_m²α/((α−1)²(α−2)) = 1.25·0.36);
+        // the mean of 200 000 draws has σ ≈ 0.0025 → allow 0.015
+        let p = Period::Pareto {
+            scale: 0.6,
+            alpha: 2.5,
+        };
+        assert!((p.mean() - 1.0).abs() < 1e-12);
+        let mut rng = Rng::stream(1, stream::UDP_SOURCE, 0);
+        let draws: Vec<f64> = (0..200_000).map(|_| p.draw(&mut rng)).collect();
+        let m = draws.iter().sum::<f64>() / draws.len() as f64;
+        assert!((m - 1.0).abs() < 0.015, "{m}");
+        assert!(draws.iter().all(|&x| x >= 0.6));
+        // tail: P(X > 2) = (0.6/2)^2.5 = 0.0493; σ ≈ 0.0005
+        let tail = draws.iter().filter(|&&x| x > 2.0).count() as f64 / draws.len() as f64;
+        assert!((tail - 0.3f64.powf(2.5)).abs() < 0.002, "{tail}");
+        let e = Period::Exponential(0.5);
+        let m = (0..200_000).map(|_| e.draw(&mut rng)).sum::<f64>() / 200_000.0;
+        assert!((m - 0.5).abs() < 0.005, "{m}"); // σ ≈ 0.0011
+                                                 // an on/off source with Pareto periods (α = 1.5, heavy tail) still
+                                                 // averages to rate·on/(on + off) over a long run: here within 5 %
+        let mut o = onoff(
+            Period::from_spec(&PeriodSpec {
+                distribution: PeriodDistribution::Pareto,
+                mean: crate::time::Duration(200_000_000),
+                alpha: Some(1.5),
+            }),
+            Period::Exponential(0.2),
+        );
+        let (mean, _) = onoff_run(&mut o, 20_000.0);
+        assert!((mean - 0.5e6).abs() < 0.025e6, "{mean}");
     }
 }

@@ -3,7 +3,12 @@
 
 use super::shape::Shape;
 use crate::net::packet::{Kind, Packet};
+use crate::rng::{stream, Rng};
 use crate::time::SimTime;
+
+/// Jitter draws come from the flow's UDP stream at this index offset, apart
+/// from the on/off periods (index = flow).
+const JITTER_STREAM: u64 = 1 << 32;
 
 pub struct UdpSource {
     pub flow: u32,
@@ -12,10 +17,15 @@ pub struct UdpSource {
     pub active: bool,
     pub sent: u64,
     next_seq: u32,
+    /// Each packet leaves U[0, jitter_ns] after its time by the shape.
+    jitter_ns: SimTime,
+    jitter_rng: Rng,
+    /// The shape's time of the next packet (before jitter).
+    nominal: SimTime,
 }
 
 impl UdpSource {
-    pub fn new(flow: u32, shape: Shape, packet_size: u32) -> Self {
+    pub fn new(flow: u32, shape: Shape, packet_size: u32, jitter_ns: SimTime, seed: u64) -> Self {
         UdpSource {
             flow,
             shape,
@@ -23,33 +33,55 @@ impl UdpSource {
             active: false,
             sent: 0,
             next_seq: 0,
+            jitter_ns,
+            jitter_rng: Rng::stream(seed, stream::UDP_SOURCE, JITTER_STREAM + flow as u64),
+            nominal: 0,
         }
     }
 
-    /// Emit one packet at `now`; returns it and when the next one is due.
+    #[inline]
+    fn jitter(&mut self) -> SimTime {
+        if self.jitter_ns == 0 {
+            0
+        } else {
+            (self.jitter_rng.uniform() * self.jitter_ns as f64) as SimTime
+        }
+    }
+
+    /// The source starts at `start`: when its first packet leaves.
+    pub fn first_departure(&mut self, start: SimTime) -> SimTime {
+        self.nominal = start;
+        start + self.jitter()
+    }
+
+    /// Emit one packet at `now`; returns it and when the next one is due
+    /// (never before `now`: packets keep their order).
     pub fn emit(&mut self, now: SimTime) -> (Packet, Option<SimTime>) {
         let p = Packet::new(Kind::Udp, self.flow, self.next_seq, self.packet_size);
         self.next_seq = self.next_seq.wrapping_add(1);
         self.sent += 1;
-        (
-            p,
-            self.shape
-                .next_departure(now, self.packet_size as f64 * 8.0),
-        )
+        let next = self
+            .shape
+            .next_departure(self.nominal, self.packet_size as f64 * 8.0);
+        let next = next.map(|n| {
+            self.nominal = n;
+            (n + self.jitter()).max(now)
+        });
+        (p, next)
     }
 }
 
-/// Every departure time of a source with `shape` that starts at `start` and
-/// stops at `stop`: the first packet leaves at the start, each next one when
-/// the shape's integral since the previous reaches its size (exactly what
-/// the simulator does; the ns-2 export plays these times from a trace file).
-pub fn departures(shape: &Shape, packet_size: u32, start: SimTime, stop: SimTime) -> Vec<SimTime> {
+/// Every departure time of `src` started at `start` and stopped at `stop`:
+/// the first packet leaves at the start (plus jitter), each next one when
+/// the shape's integral since the previous reaches its size — exactly what
+/// the simulator does, through the same code (the ns-2 export plays these
+/// times from a trace file).
+pub fn departures(mut src: UdpSource, start: SimTime, stop: SimTime) -> Vec<SimTime> {
     let mut out = Vec::new();
-    let bits = packet_size as f64 * 8.0;
-    let mut t = start;
+    let mut t = src.first_departure(start);
     while t < stop {
         out.push(t);
-        match shape.next_departure(t, bits) {
+        match src.emit(t).1 {
             Some(n) => t = n,
             None => break,
         }
