@@ -171,14 +171,28 @@ def test_epochs_between_fast_retransmits_skip_the_first_reduction_and_timeouts()
         (9.9, 0, 6, 3.5, 230),
         (10.0, 0, 3, 3, 231),     # epoch 3: 9.0 → 10.0, W = 6
         (11.0, 0, 5, 3, 260),
+        (12.0, 0, 4, 2, 261),     # fast retransmit
+        (12.5, 0, 1, 2, 262),     # a timeout that leaves ssthresh at 2: no ssthresh change
+        (13.5, 0, 4, 2, 280),
+        (14.0, 0, 2, 2.5, 281),   # the epoch 12.0 → 14.0 spans that timeout: discarded
+        (20.0, 0, 10, 2.5, 400),
+        (20.05, 0, 7, 4, 400),    # fast retransmit: ssthresh int(½·10) = 5 … here 4, cwnd inflated to 4 + 3
+        (20.06, 0, 8, 4, 400),    # inflation by a dupack
+        (20.1, 0, 4, 4, 410),     # deflation: the same loss event
+        (22.0, 0, 9, 4, 500),
+        (22.05, 0, 7, 4, 500),    # next fast retransmit: ssthresh int(½·9) = 4 unchanged, still a cut
+        (22.1, 0, 4, 4, 510),
+        (23.0, 0, 6, 4, 550),
+        (23.5, 0, 3, 3, 551),
     ])
     ep = ab.epochs(tr, [0], alpha=1.0, beta=0.5)
-    assert ep[["t0", "t1"]].values.tolist() == [[3.0, 5.5], [9.0, 10.0]]
-    assert ep["w_start"].tolist() == [8, 3.5]
-    assert ep["w_end"].tolist() == [14, 6]
-    # eq. 4 by hand: (1 − ½)·14/1 + 1 = 8, (1 − ½)·6 + 1 = 4
-    assert ep["eq4_rtts"].tolist() == pytest.approx([8.0, 4.0])
-    assert ab.epochs(tr, [0], 1.0, 0.5, start=6.0)["t0"].tolist() == [9.0]
+    assert ep[["t0", "t1"]].values.tolist() == [[3.0, 5.5], [9.0, 10.0], [10.0, 12.0], [14.0, 20.05],
+                                                [20.05, 22.05], [22.05, 23.5]]
+    assert ep["w_start"].tolist() == [8, 3, 3, 2, 4, 4]
+    assert ep["w_end"].tolist() == [14, 6, 5, 10, 9, 6]
+    # eq. 4 by hand: (1 − ½)·14/1 + 1 = 8, (1 − ½)·6 + 1 = 4, (1 − ½)·5 + 1 = 3.5, …
+    assert ep["eq4_rtts"].tolist() == pytest.approx([8.0, 4.0, 3.5, 6.0, 5.5, 4.0])
+    assert ab.epochs(tr, [0], 1.0, 0.5, start=6.0)["t0"].tolist()[:2] == [9.0, 10.0]
 
 
 def test_handoffs_resume_at_the_first_ack_advance_after_the_last_lost_packet():

@@ -188,35 +188,42 @@ def _not_yet(ctx: Context, what: str) -> Outcome:
 # --- B1: eq. 3, eq. 4, eq. 5 ------------------------------------------------------------------
 
 
-def epochs(tcp: pd.DataFrame, flows, alpha: float, beta: float, start: float = 0.0) -> pd.DataFrame:
-    """Congestion epochs of each flow from its cwnd/ssthresh trace (rows at every change).
+def epochs(tcp: pd.DataFrame, flows, alpha: float, beta: float, start: float = 0.0, gap_s: float = 0.2) -> pd.DataFrame:
+    """Congestion epochs of each flow from its cwnd trace (rows at every change).
 
-    A loss indication changes ssthresh. It is a timeout when cwnd is 1 at that row,
-    else a fast-retransmit reduction. An epoch runs from one fast-retransmit
-    reduction to the next with no timeout in between; the first reduction of a
-    flow is skipped (ns-2 halves there whatever β is). Per epoch: `t0`, `t1`,
-    `seconds`, `w_start` (ssthresh set by the reduction that opened it, βW),
-    `w_end` (cwnd just before the reduction that closed it: paper B's W) and
-    `eq4_rtts` = (1 − β)·W/α + 1 with that W.
+    Outside loss recovery cwnd never falls, so a loss event is a run of cwnd
+    decreases less than `gap_s` apart (Reno's fast-retransmit cut, its inflation
+    and deflation; give about one RTT). ssthresh alone would miss cuts that leave
+    it unchanged: ns-2 sets ssthresh = int(β·cwnd), the same integer again at
+    small windows. An event is a timeout when cwnd falls to 1 in it. An epoch runs
+    from one fast-retransmit event to the next, neither a timeout; each flow's
+    first event is skipped (ns-2 halves there whatever β is). Per epoch: `t0`,
+    `t1` (the events' first decreases), `seconds`, `w_start` (the lowest cwnd of
+    the opening event, βW), `w_end` (cwnd just before the closing event: paper
+    B's W) and `eq4_rtts` = (1 − β)·W/α + 1 with that W.
     """
     rows = []
     for fid in flows:
         d = tcp[tcp["flow"] == fid]
         t = d["t"].to_numpy(float)
         c = d["cwnd"].to_numpy(float)
-        s = d["ssthresh"].to_numpy(float)
         if t.size < 3:
             continue
-        ch = np.flatnonzero(s[1:] != s[:-1]) + 1
-        if ch.size < 3:
+        down = np.flatnonzero(c[1:] < c[:-1]) + 1
+        if down.size < 3:
             continue
-        timeout = c[ch] <= 1.0
-        for k in range(1, ch.size - 1):
-            i, j = ch[k], ch[k + 1]
+        new = np.r_[True, np.diff(t[down]) >= gap_s]
+        first = down[new]  # each event's first decrease
+        grp = np.cumsum(new) - 1
+        low = np.minimum.reduceat(c[down], np.flatnonzero(new))
+        timeout = np.zeros(first.size, dtype=bool)
+        timeout[np.unique(grp[c[down] <= 1.0])] = True
+        for k in range(1, first.size - 1):
+            i, j = first[k], first[k + 1]
             if timeout[k] or timeout[k + 1] or t[i] < start:
                 continue
             w = c[j - 1]
-            rows.append({"flow": fid, "t0": t[i], "t1": t[j], "seconds": t[j] - t[i], "w_start": s[i], "w_end": w,
+            rows.append({"flow": fid, "t0": t[i], "t1": t[j], "seconds": t[j] - t[i], "w_start": low[k], "w_end": w,
                          "eq4_rtts": float(gaimd.congestion_epoch_rtts(max(w, 1e-9), alpha, beta))})
     return pd.DataFrame(rows, columns=["flow", "t0", "t1", "seconds", "w_start", "w_end", "eq4_rtts"])
 
@@ -247,9 +254,9 @@ def _b1_table(ctx: Context) -> pd.DataFrame:
             r = ctx.run(sc, trace=("cwnd", "queue"))
             ids = r.flows.loc[r.flows["kind"] == "tcp", "id"].tolist()
             skip = min(10.0, dur / 4)
-            ep = epochs(r.traces["tcp"], ids, p[0], p[1], start=skip)
             q = mean_queue(r.traces["queue"], 0, skip, dur)
             rtt = rtt_min(bps) + q * PACKET * 8 / bps
+            ep = epochs(r.traces["tcp"], ids, p[0], p[1], start=skip, gap_s=rtt)
             ep["rtts"] = ep["seconds"] / rtt
             ep["ratio"] = ep["rtts"] / ep["eq4_rtts"]
             per_epoch.append(ep.assign(protocol=label(p), N=n))
@@ -350,8 +357,9 @@ def check_b1(ctx: Context) -> Outcome:
                 f"Eq. 1 without timeouts: TCP(α,β)/TCP(1,0.5) = "
                 f"{', '.join(f'{v:.2f}' for v in ca_ratio.values())}. Epoch lengths {obs3}.")
     note = ("Criterion (the paper gives no tolerance): eq. 3 reproduces the paper's α to 0.005; the epoch length "
-            "measured between consecutive fast-retransmit reductions (no timeout between, each flow's first "
-            "reduction skipped since ns-2 halves there whatever β is), divided by the mean RTT (propagation + "
+            "measured between consecutive fast-retransmit cuts (cwnd decreases less than an RTT apart form one "
+            "cut; epochs next to a timeout and each flow's first cut, which ns-2 halves whatever β is, left out), "
+            "divided by the mean RTT (propagation + "
             "serialization + the bottleneck's time-averaged queue), within 0.75–1.33 of eq. 4 with the window "
             "measured at the loss, for ≥ 75% of the cells; epoch seconds falling with N (log-log slope < −0.5); "
             "and eq. 3 making eq. 1 equal within 10%. The last does not hold, a property of the equations, not of "
