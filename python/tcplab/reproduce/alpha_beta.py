@@ -64,6 +64,19 @@ def _plt():
     return plt
 
 
+def _log_axes(ax, xs) -> None:
+    """Log-log axes with the x values themselves as ticks and plain numbers on y."""
+    from matplotlib.ticker import LogLocator, ScalarFormatter
+
+    ticks = sorted(set(int(x) for x in xs))
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xticks(ticks, [str(x) for x in ticks])
+    ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(ScalarFormatter())
+    ax.minorticks_off()
+
+
 def _bps(rate: str) -> float:
     from tcplab.units import parse_rate
 
@@ -317,10 +330,7 @@ def check_b1(ctx: Context) -> Outcome:
         ax.plot(d["N"], d["eq45_rtts"], "-", color=color(p), lw=0.9)
     ax.plot([], [], "kx", label="eq. 4 with the measured W")
     ax.plot([], [], "k-", lw=0.9, label="eq. 4 with W = B·RTT/N (eq. 5)")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xticks(sorted(df["N"].unique()), [str(n) for n in sorted(df["N"].unique())])
-    ax.minorticks_off()
+    _log_axes(ax, df["N"])
     ax.set_xlabel("N (flows), 10 Mb/s")
     ax.set_ylabel("congestion epoch (RTTs)")
     ax.set_title("Epoch length vs N (eqs. 4, 5) and cwnd traces", fontsize=9)
@@ -921,10 +931,7 @@ def check_b6(ctx: Context) -> Outcome:
         ax2.plot(d["remaining"], d["recover_s"], "o", color=color(p), label=f"{label(p)} measured")
         ax2.plot(d["remaining"], d["model_s"], "x--", lw=0.8, color=color(p))
     ax2.plot([], [], "kx--", lw=0.8, label="refill time (B·RTT + buffer)/2 ÷ (n·α) RTTs")
-    ax2.set_xscale("log", base=2)
-    ax2.set_yscale("log")
-    ax2.set_xticks(sorted(rec["remaining"].unique()), [str(n) for n in sorted(rec["remaining"].unique())])
-    ax2.minorticks_off()
+    _log_axes(ax2, rec["remaining"])
     ax2.set_xlabel("flows remaining after the step")
     ax2.set_ylabel("seconds to regain 95% of the pre-step goodput")
     ax2.set_title("Recovery after each departure", fontsize=9)
