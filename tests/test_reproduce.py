@@ -4,10 +4,13 @@ it writes, the cache, and user errors. Runs use the test-only `--tiny` mode
 
 import json
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from tcplab.cli import main
 from tcplab.reproduce import PAPERS, VERDICTS, load_paper
+from tcplab.reproduce import alpha_beta as ab
 
 REQUIRED = {"id", "verdict", "measured", "paper", "note"}
 
@@ -98,11 +101,6 @@ def test_every_claim_of_c_and_d_is_declared():
 
 
 # --- paper B (alpha-beta) -----------------------------------------------------------------------
-
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from tcplab.reproduce import alpha_beta as ab  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -39,7 +39,7 @@ SCENARIO = "scenarios/b-dumbbell.toml"
 PROTOCOLS = ((0.31, 0.875), (0.583, 0.75), (1.0, 0.5), (1.25, 0.25))
 SMOOTH, STANDARD, RESPONSIVE = PROTOCOLS[0], PROTOCOLS[2], PROTOCOLS[3]
 PACKET = 1000  # bytes on the wire
-PAYLOAD = 960  # ns-2 TCP: packetSize_ 1000 on the wire = 960 payload + 40 header (tcplab's convention)
+PAYLOAD = 960  # tcplab counts packet_size on the wire: 1000 = 960 payload + 40 header (NS2-NOTES)
 ACK = 40
 PROP_RTT = 0.07  # 2 × (5 + 25 + 5) ms
 BUFFER = 49  # waiting slots = ns-2 queue-limit 50 (its default)
