@@ -697,12 +697,20 @@ def check_b4(ctx: Context) -> Outcome:
 # --- B5, B6: joins and departures -----------------------------------------------------------------
 
 
-def _steps(ctx: Context):
-    """(rate, initial N, step times) for B5/B6: 100 Mb/s, N = 10 … 80 in three
-    doublings (or halvings) 5 s apart after 15 s; tiny: 10 Mb/s, 2 … 8."""
-    if ctx.mode == "tiny":
-        return "10Mbps", 2, [15.0, 20.0]
-    return "100Mbps", 10, [15.0, 20.0, 25.0]
+def _steps(ctx: Context, kind: str):
+    """(rate, N at the start, step times) for B5/B6 at 100 Mb/s, steps 5 s apart after
+    15 s. Joins: N = 10 doubles three times, to 80 (the paper's N range is 10–100).
+    Leaves: N = 80 halves until one flow is left (80, 40, 20, 10, 5, 3, 2, 1).
+    Tiny: 10 Mb/s, 2 → 8 and 8 → 1."""
+    tiny = ctx.mode == "tiny"
+    if kind == "join":
+        return ("10Mbps", 2, [15.0, 20.0]) if tiny else ("100Mbps", 10, [15.0, 20.0, 25.0])
+    n = 8 if tiny else 80
+    steps, m = [], n
+    while m > 1:  # as leave_groups: half of the flows present (rounded down) leave at each step
+        steps.append(15.0 + 5 * len(steps))
+        m -= m // 2
+    return ("10Mbps" if tiny else "100Mbps"), n, steps
 
 
 def join_groups(p, initial: int, steps, jitter: str = "0.5s") -> dict:
@@ -759,11 +767,11 @@ def bdp_buffer(rate_bps: float) -> int:
 
 
 def _dynamic_runs(ctx: Context, kind: str, buffer: int = BUFFER):
-    rate, n0, steps = _steps(ctx)
+    rate, n0, steps = _steps(ctx, kind)
     dur = ctx.pick(35.0, 60.0, 100.0)
     out = {}
     for p in PROTOCOLS:
-        groups = join_groups(p, n0, steps) if kind == "join" else leave_groups(p, n0 * 2 ** len(steps), steps)
+        groups = join_groups(p, n0, steps) if kind == "join" else leave_groups(p, n0, steps)
         sc = _scenario(rate, groups, f"{dur:g}s", warmup="0s")
         for l in ("bottleneck", "access", "sink_access"):
             sc["topology"][l]["buffer"] = buffer
@@ -910,7 +918,7 @@ def check_b6(ctx: Context) -> Outcome:
 
     rate, n0, steps, dur, al = _dynamic_runs(ctx, "leave")
     bps = _bps(rate)
-    n_start = n0 * 2 ** len(steps)
+    n_start = n0
     t, rec = leave_summary(al, steps, n_start, bps, dur)
     bdp = bdp_buffer(bps)
     tb, _ = leave_summary(_dynamic_runs(ctx, "leave", bdp)[4], steps, n_start, bps, dur)
@@ -956,9 +964,9 @@ def check_b6(ctx: Context) -> Outcome:
             "the per-second goodput is back at 95% of its mean over the 3 s before the step; 5 s when not within "
             "the step); reproduced if all three, partly if the first or the last. Before the departures the "
             f"paper has goodput rising with β: {'holds' if pre_order else 'does not hold'} here. "
-            f"Schedule: N = {n_start} halving at {', '.join(f'{s_:g}' for s_ in steps)} s (the paper's formula is "
-            "lost; its N range is 10–100), one flow group per step with its stop time, which is the schedule "
-            "exactly. Right panel: the refill model of Observations 1 and 3 — the remaining flows must grow the "
+            f"Schedule: N = {n_start} halving at {', '.join(f'{s_:g}' for s_ in steps)} s, down to one flow (the "
+            "paper's formula is lost; its N range is 10–100), one flow group per step with its stop time, which is "
+            "the schedule exactly. Right panel: the refill model of Observations 1 and 3 — the remaining flows must grow the "
             "aggregate window by half of B·RTT + buffer at n·α packets per RTT — so refilling slows as fewer "
             "flows remain and is ≈ 4× slower for α = 0.31 than for α = 1.25. "
             + ("" if smooth_lowest else f"With ns-2's 50-packet buffer far below the {bdp}-packet bandwidth-delay "
