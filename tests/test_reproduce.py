@@ -4,10 +4,13 @@ it writes, the cache, and user errors. Runs use the test-only `--tiny` mode
 
 import json
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from tcplab.cli import main
 from tcplab.reproduce import PAPERS, VERDICTS, load_paper
+from tcplab.reproduce import alpha_beta as ab
 
 REQUIRED = {"id", "verdict", "measured", "paper", "note"}
 
@@ -93,4 +96,157 @@ def test_every_claim_of_c_and_d_is_declared():
     ids = {c.id for slug in ("parallel-aimd", "triple-slowstart") for c in load_paper(slug).claims}
     assert {f"C{i}" for i in range(1, 11)} <= ids
     assert {f"D{i}" for i in range(1, 5)} <= ids
+    assert {c.id for c in load_paper("alpha-beta").claims} == {f"B{i}" for i in range(1, 9)}
     assert set(PAPERS) == {"adaptivity", "alpha-beta", "parallel-aimd", "triple-slowstart"}
+
+
+# --- paper B (alpha-beta) -----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tiny_b(tmp_path_factory):
+    out = tmp_path_factory.mktemp("repb")
+    assert main(["reproduce", "alpha-beta", "--tiny", "--out", str(out)]) == 0
+    return out
+
+
+def test_paper_b_claims_json_has_b1_to_b8_with_valid_verdicts(tiny_b):
+    rows = json.loads((tiny_b / "alpha-beta" / "claims.json").read_text())
+    assert [r["id"] for r in rows] == [f"B{i}" for i in range(1, 9)]
+    for r in rows:
+        assert REQUIRED <= set(r)
+        assert r["verdict"] in VERDICTS
+        assert r["measured"] and r["paper"]
+        if r["measured"] == "not run":  # only the claims whose engine features are pending
+            assert r["id"] in ("B4", "B7") and "issue #5" in r["note"]
+        else:
+            assert r["figures"], r["id"]
+            for stem in r["figures"]:
+                assert (tiny_b / "alpha-beta" / f"{stem}.png").stat().st_size > 0
+
+
+def test_paper_b_b1_holds_eq3_against_the_papers_alphas(tiny_b):
+    rows = {r["id"]: r for r in json.loads((tiny_b / "alpha-beta" / "claims.json").read_text())}
+    alphas = rows["B1"]["values"]["eq3_alpha"]
+    # the paper's four protocols: TCP(0.31, 0.875), TCP(0.583, 0.75), TCP(1, 0.5), TCP(1.25, 0.25)
+    assert alphas["TCP(0.31, 0.875)"] == pytest.approx(0.3125)
+    assert alphas["TCP(0.583, 0.75)"] == pytest.approx(7 / 12)
+    assert alphas["TCP(1.25, 0.25)"] == pytest.approx(1.25)
+    # eq. 1 without timeouts: 2(1+β)/3 of TCP's rate, not 1 (the known caveat of eq. 3)
+    assert rows["B1"]["values"]["eq1_ratio_no_timeouts"]["TCP(0.31, 0.875)"] == pytest.approx(1.25, abs=0.01)
+    assert list((tiny_b / "alpha-beta" / "data").glob("B2-*.parquet"))
+    html = (tiny_b / "alpha-beta" / "index.html").read_text()
+    assert "B8" in html and "Summary" in html
+
+
+def test_paper_b_guard_turns_a_rejected_key_into_none(tmp_path):
+    from tcplab.reproduce import Context
+
+    ctx = Context(ab.PAPER, tmp_path, "tiny", "packet")
+    sc = ab._scenario("10Mbps", {"tcp": ab._tcp_group(ab.STANDARD, 1, no_such_key_for_this_test=1)}, "2s", "0s")
+    assert ab._guarded(ctx, sc, ("cwnd",)) is None
+    assert "no_such_key_for_this_test" in ctx.memo["rejected"]
+    out = ab._not_yet(ctx, "something")
+    assert out.verdict == "not-reproduced" and "issue #5" in out.note
+
+
+def _trace(rows):
+    return pd.DataFrame(rows, columns=["t", "flow", "cwnd", "ssthresh", "ack"])
+
+
+def test_epochs_between_fast_retransmits_skip_the_first_reduction_and_timeouts():
+    big = 1e5
+    tr = _trace([
+        (0.0, 0, 1, big, -1), (0.9, 0, 20, big, 50),
+        (1.0, 0, 10, 10, 51),     # first reduction (ns-2 halves): not an epoch start
+        (2.9, 0, 16, 10, 90),
+        (3.0, 0, 8, 8, 91),       # fast retransmit: epoch 1 starts (βW = 8)
+        (5.4, 0, 14, 8, 150),
+        (5.5, 0, 7, 7, 151),      # fast retransmit: epoch 1 ends (W = 14), epoch 2 starts
+        (7.0, 0, 1, 3, 160),      # timeout: epoch 2 discarded
+        (8.9, 0, 6, 3, 200),
+        (9.0, 0, 3, 3.5, 201),    # after a timeout: no clean epoch into it
+        (9.9, 0, 6, 3.5, 230),
+        (10.0, 0, 3, 3, 231),     # epoch 3: 9.0 → 10.0, W = 6
+        (11.0, 0, 5, 3, 260),
+        (12.0, 0, 4, 2, 261),     # fast retransmit
+        (12.5, 0, 1, 2, 262),     # a timeout that leaves ssthresh at 2: no ssthresh change
+        (13.5, 0, 4, 2, 280),
+        (14.0, 0, 2, 2.5, 281),   # the epoch 12.0 → 14.0 spans that timeout: discarded
+        (20.0, 0, 10, 2.5, 400),
+        (20.05, 0, 7, 4, 400),    # fast retransmit: ssthresh int(½·10) = 5 … here 4, cwnd inflated to 4 + 3
+        (20.06, 0, 8, 4, 400),    # inflation by a dupack
+        (20.1, 0, 4, 4, 410),     # deflation: the same loss event
+        (22.0, 0, 9, 4, 500),
+        (22.05, 0, 7, 4, 500),    # next fast retransmit: ssthresh int(½·9) = 4 unchanged, still a cut
+        (22.1, 0, 4, 4, 510),
+        (23.0, 0, 6, 4, 550),
+        (23.5, 0, 3, 3, 551),
+    ])
+    ep = ab.epochs(tr, [0], alpha=1.0, beta=0.5)
+    assert ep[["t0", "t1"]].values.tolist() == [[3.0, 5.5], [9.0, 10.0], [10.0, 12.0], [14.0, 20.05],
+                                                [20.05, 22.05], [22.05, 23.5]]
+    assert ep["w_start"].tolist() == [8, 3, 3, 2, 4, 4]
+    assert ep["w_end"].tolist() == [14, 6, 5, 10, 9, 6]
+    # eq. 4 by hand: (1 − ½)·14/1 + 1 = 8, (1 − ½)·6 + 1 = 4, (1 − ½)·5 + 1 = 3.5, …
+    assert ep["eq4_rtts"].tolist() == pytest.approx([8.0, 4.0, 3.5, 6.0, 5.5, 4.0])
+    assert ab.epochs(tr, [0], 1.0, 0.5, start=6.0)["t0"].tolist()[:2] == [9.0, 10.0]
+
+
+def test_handoffs_resume_at_the_first_ack_advance_after_the_last_lost_packet():
+    drops = pd.DataFrame({"t": [5.0, 5.01, 5.2, 5.6, 7.0, 10.0, 10.3], "link": 3, "flow": [0, 0, 0, 0, 0, 0, 0],
+                          "cause": ["outage", "outage", "outage", "outage", "overflow", "outage", "outage"]})
+    tcp = _trace([(4.9, 0, 10, 5, 100), (5.05, 0, 10, 5, 101), (5.8, 0, 1, 5, 101), (6.0, 0, 2, 5, 102),
+                  (9.9, 0, 20, 5, 300), (10.8, 0, 1, 2, 300), (11.0, 0, 2, 2, 301)])
+    h = ab.handoffs(tcp, drops, 0)
+    assert h["t_first"].tolist() == [5.0, 10.0]
+    assert h["t_last"].tolist() == [5.6, 10.3]
+    assert h["t_resume"].tolist() == [6.0, 11.0]
+    # another flow's outage drops are not this flow's handoffs
+    assert ab.handoffs(tcp, drops.assign(flow=1), 0).empty
+
+
+def test_recovery_curve_is_the_goodput_after_resume_cut_at_the_next_handoff():
+    t = np.arange(0, 20, 0.05)
+    tcp = pd.DataFrame({"t": t, "flow": 0, "cwnd": 10.0, "ssthresh": 5.0, "ack": np.floor(t * 40).astype(int)})
+    cur = ab.recovery_curve(tcp, 0, resumes=[2.0, 8.0], next_starts=[3.0, 20.0], payload=1000, bin_s=0.5,
+                            horizon_s=2.0)
+    # 40 packets/s of 1000 bytes = 320 kb/s in every bin
+    assert cur["goodput_bps"].tolist() == pytest.approx([320_000] * 4)
+    assert cur["tau"].tolist() == [0.0, 0.5, 1.0, 1.5]
+
+
+def test_join_and_leave_groups_double_and_halve_n_on_schedule():
+    def n_at(groups, t):
+        def start(g):
+            return float(g["start"].rstrip("s"))
+
+        def stop(g):
+            return float(g.get("stop", "1e9s").rstrip("s"))
+
+        return sum(g["count"] for g in groups.values() if start(g) <= t < stop(g))
+
+    j = ab.join_groups(ab.SMOOTH, 10, [15, 20, 25])
+    assert [n_at(j, t) for t in (10, 16, 21, 26)] == [10, 20, 40, 80]
+    le = ab.leave_groups(ab.SMOOTH, 80, [15, 20, 25])
+    assert [n_at(le, t) for t in (10, 16, 21, 26)] == [80, 40, 20, 10]
+    assert all(g["alpha"] == 0.31 and g["beta"] == 0.875 for g in {**j, **le}.values())
+
+
+def test_refill_and_convergence_scale_as_observations_1_and_3_say():
+    bps = 100e6
+    # refilling half the pipe: ∝ 1/(n·α)
+    assert ab.refill_seconds(ab.SMOOTH, bps, 10) / ab.refill_seconds(ab.RESPONSIVE, bps, 10) == pytest.approx(1.25 / 0.31)
+    assert ab.refill_seconds(ab.STANDARD, bps, 5) == pytest.approx(2 * ab.refill_seconds(ab.STANDARD, bps, 10))
+    # Chiu–Jain: ln 0.1 / ln β decreases, about 17.2 for β = 7/8 and 1.66 for β = ¼
+    rtt = (ab.rtt_min(bps) + ab.rtt_full(bps)) / 2
+    w = bps / 8000 * rtt / 80
+    one = ab.chiu_jain_seconds(ab.SMOOTH, bps, 80) / ((0.125 * w / 0.31 + 1) * rtt)
+    assert one == pytest.approx(np.log(0.1) / np.log(0.875)) and 17 < one < 17.5
+
+
+def test_first_at_or_above_counts_whole_intervals_after_t0():
+    s = pd.Series([1.0, 2.0, 5.0, 9.0, 9.5], index=[10.0, 11.0, 12.0, 13.0, 14.0])
+    assert ab.first_at_or_above(s, 11.0, 9.0, 20.0) == 3.0  # interval (13, 14] ends 3 s after 11
+    assert np.isnan(ab.first_at_or_above(s, 11.0, 10.0, 20.0))
+    assert np.isnan(ab.first_at_or_above(s, 11.0, 9.0, 13.0))

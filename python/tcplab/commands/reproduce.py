@@ -1,7 +1,7 @@
 """`tcplab reproduce PAPER|all`: every claim of a paper, with a figure and a verdict.
 
-Papers: parallel-aimd (C), triple-slowstart (D); adaptivity (A) and alpha-beta
-(B) are not yet available. Writes OUT/<paper>/index.html (the report),
+Papers: alpha-beta (B), parallel-aimd (C), triple-slowstart (D); adaptivity (A)
+is not yet available. Writes OUT/<paper>/index.html (the report),
 OUT/<paper>/claims.json (a list of {id, verdict, measured, paper, note, ...}),
 the figures as PNG and SVG, the data as Parquet, and OUT/index.html. Runs are
 cached under OUT/<paper>/cache/ (sweeps in the results store), so a second
@@ -19,7 +19,7 @@ def register(sub) -> None:
     p = sub.add_parser("reproduce", help="reproduce the papers' claims: figures, verdicts, HTML report",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("paper", metavar="PAPER|all",
-                   help="parallel-aimd, triple-slowstart (adaptivity, alpha-beta: not yet available), or all")
+                   help="alpha-beta, parallel-aimd, triple-slowstart (adaptivity: not yet available), or all")
     p.add_argument("--claims", metavar="ID,...", help="only these claims, e.g. C1,D2")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--quick", dest="mode", action="store_const", const="quick",

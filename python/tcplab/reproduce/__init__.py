@@ -41,7 +41,7 @@ MODES = ("quick", "full", "tiny")  # tiny: for tests only (seconds)
 #: paper slug → module (None: not written yet). The order is the report's.
 PAPERS: dict[str, str | None] = {
     "adaptivity": None,  # paper A: its traffic features are being built
-    "alpha-beta": None,  # paper B: likewise
+    "alpha-beta": "tcplab.reproduce.alpha_beta",
     "parallel-aimd": "tcplab.reproduce.parallel_aimd",
     "triple-slowstart": "tcplab.reproduce.triple_slowstart",
 }
