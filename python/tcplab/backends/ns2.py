@@ -79,7 +79,18 @@ TRACE_SERIES = ("cwnd", "inflight", "seq", "queue", "drops")
 _TOP_KEYS = {"name", "description", "seed", "duration", "warmup", "topology",
              "flows", "measure", "trace"}
 _TOPOLOGY_KEYS = {"kind", "bottleneck", "access", "sink_access"}
-_LINK_KEYS = {"rate", "delay", "buffer", "queue", "errors"}
+_LINK_KEYS = {"rate", "delay", "buffer", "queue", "errors", "red", "threshold"}
+_RED_KEYS = {"preset", "min_thresh", "max_thresh", "max_p", "weight", "wait", "gentle", "mode",
+             "mean_packet_size"}
+
+#: Queue/RED variables pinned to ns-2 2.35's defaults (ns-default.tcl) that
+#: the packet engine's RED assumes: not adaptive, not cautious, drop (never
+#: mark) the arriving packet, and ns-2's default use_mark_p_ (an average above
+#: maxthresh drops through the early-drop path with probability 1).
+_RED_PINNED = (("setbit_", "false"), ("use_mark_p_", "true"), ("mark_p_", "0.1"),
+               ("adaptive_", "0"), ("cautious_", "0"), ("feng_adaptive_", "0"),
+               ("drop_tail_", "true"), ("drop_front_", "false"), ("drop_rand_", "false"),
+               ("ns1_compat_", "false"), ("doubleq_", "false"), ("summarystats_", "false"))
 _ERRORS_KEYS = {"model", "per"}
 _TCP_KEYS = {"kind", "count", "variant", "packet_size", "alpha", "beta", "window",
              "max_cwnd", "initial_cwnd", "initial_ssthresh", "initial_rto", "min_rto",
@@ -130,11 +141,59 @@ class _Link:
     queue: str
     #: Bernoulli packet error rate on the forward direction (0 = none).
     per: float = 0.0
+    #: Queue/RED variables (name, value) when queue == "red".
+    red: tuple[tuple[str, str], ...] = ()
 
     @property
     def ns2_limit(self) -> int:
-        """ns-2 queue-limit: B waiting slots + 1 (NS2-NOTES, DropTail)."""
-        return self.buffer_pkts + 1
+        """ns-2 queue-limit for B waiting slots: B + 1 for DropTail, which drops
+        when limit - 1 packets wait (NS2-NOTES); B for RED, which drops an
+        arrival that finds limit packets waiting (red.cc: qlen >= qlim)."""
+        return self.buffer_pkts if self.queue == "red" else self.buffer_pkts + 1
+
+    @property
+    def ns2_queue(self) -> str:
+        return "RED" if self.queue == "red" else "DropTail"
+
+
+def _red_vars(red: dict, path: str) -> tuple[tuple[str, str], ...]:
+    """Queue/RED variables for a resolved `red` table (every value set)."""
+    _check_keys(red, _RED_KEYS, path)
+
+    def num(key, lo, hi=math.inf, lo_open=True):
+        v = _require(red, key, path)
+        ok = not isinstance(v, bool) and isinstance(v, (int, float)) and \
+            (v > lo if lo_open else v >= lo) and v <= hi
+        if not ok:
+            raise Ns2Error(f"{path}.{key}: expected a number in {'(' if lo_open else '['}{lo}, {hi}], got {v!r}")
+        return float(v)
+
+    def flag(key):
+        v = _require(red, key, path)
+        if not isinstance(v, bool):
+            raise Ns2Error(f"{path}.{key}: expected true or false, got {v!r}")
+        return "true" if v else "false"
+
+    mode = _require(red, "mode", path)
+    if mode not in ("packet", "byte"):
+        raise Ns2Error(f"{path}.mode: expected \"packet\" or \"byte\", got {mode!r}")
+    bytes_ = "true" if mode == "byte" else "false"
+    max_p = num("max_p", 0.0, 1.0)
+    mean = _require(red, "mean_packet_size", path)
+    if isinstance(mean, bool) or not isinstance(mean, int) or mean < 1:
+        raise Ns2Error(f"{path}.mean_packet_size: expected whole bytes >= 1, got {mean!r}")
+    return (
+        ("bytes_", bytes_),
+        ("queue_in_bytes_", bytes_),
+        # thresholds > 0: ns-2 reads 0 as "configure automatically"
+        ("thresh_", _tcl_num(num("min_thresh", 0.0))),
+        ("maxthresh_", _tcl_num(num("max_thresh", 0.0))),
+        ("q_weight_", _tcl_num(num("weight", 0.0, 1.0))),
+        ("linterm_", _tcl_num(1.0 / max_p)),
+        ("wait_", flag("wait")),
+        ("gentle_", flag("gentle")),
+        ("mean_pktsize_", str(mean)),
+    ) + _RED_PINNED
 
 
 @dataclass(frozen=True)
@@ -183,9 +242,18 @@ def _require(d: dict, key: str, path: str):
 def _link(params: dict, path: str) -> _Link:
     _check_keys(params, _LINK_KEYS, path)
     queue = str(params.get("queue", "droptail")).lower()
-    if queue != "droptail":
-        raise Ns2Error(f"{path}.queue: {queue!r} is not exported to ns-2 yet "
-                       "(only \"droptail\")")
+    if queue == "threshold":
+        raise Ns2Error(f"{path}.queue: the threshold dropper (paper C) has no ns-2 counterpart; "
+                       "run it with the packet engine (engine = \"packet\")")
+    if queue not in ("droptail", "red"):
+        raise Ns2Error(f"{path}.queue: {queue!r} is not exported to ns-2 "
+                       "(it knows \"droptail\" and \"red\")")
+    for sub in ("red", "threshold"):
+        if params.get(sub) is not None and queue != sub:
+            raise Ns2Error(f"{path}.{sub}: applies only with queue = \"{sub}\"")
+    red = ()
+    if queue == "red":
+        red = _red_vars(_require(params, "red", path), f"{path}.red")
     buffer = _require(params, "buffer", path)
     if isinstance(buffer, bool) or not isinstance(buffer, int) or buffer < 1:
         raise Ns2Error(f"{path}.buffer: expected a whole number of waiting packets "
@@ -207,6 +275,7 @@ def _link(params: dict, path: str) -> _Link:
         buffer_pkts=buffer,
         queue=queue,
         per=per,
+        red=red,
     )
 
 
@@ -333,10 +402,12 @@ SAMPLES_FILE = "tcplab-tcpsamples.txt"
 QSAMPLES_FILE = "tcplab-queuesamples.txt"
 
 _TCL_PROCS = r"""
-# One duplex link, the same rate, delay and DropTail limit both ways.
-proc tcplab_link {a b rate delay limit} {
+# One duplex link, the same rate, delay, queue type and limit both ways.
+# Queue/RED takes its parameters from the class defaults as each queue is
+# created, so a RED link sets them just before (see _link_tcl).
+proc tcplab_link {a b rate delay limit {qtype DropTail}} {
     global ns
-    $ns duplex-link $a $b $rate $delay DropTail
+    $ns duplex-link $a $b $rate $delay $qtype
     $ns queue-limit $a $b $limit
     $ns queue-limit $b $a $limit
 }
@@ -444,7 +515,7 @@ def _tcl(plan: _Plan) -> str:
     w(f"for {{set i 0}} {{$i < {n}}} {{incr i}} {{ set dst($i) [$ns node] }}")
     w(f"# bottleneck: {_tcl_num(bn.rate_bps)} b/s, {_tcl_num(bn.delay_s)} s, "
       f"{bn.buffer_pkts} waiting packets")
-    w(f"tcplab_link $r1 $r2 {_tcl_num(bn.rate_bps)} {_tcl_num(bn.delay_s)} {bn.ns2_limit}")
+    out.extend(_link_tcl(bn, "$r1", "$r2"))
     if bn.per > 0:
         w(f"tcplab_errors $r1 $r2 {_tcl_num(bn.per)} {_errors_seed(plan.seed, 0)}")
     w('set qmon(bottleneck/forward) [$ns monitor-queue $r1 $r2 ""]')
@@ -480,8 +551,8 @@ def _tcl(plan: _Plan) -> str:
     for f in plan.flows:
         i, a, s = f.id, f.access, f.sink_access
         w(f"# flow {i}: group {f.group!r}, start {_tcl_num(f.start_s)} s, stop {_tcl_num(f.stop_s)} s")
-        w(f"tcplab_link $src({i}) $r1 {_tcl_num(a.rate_bps)} {_tcl_num(a.delay_s)} {a.ns2_limit}")
-        w(f"tcplab_link $r2 $dst({i}) {_tcl_num(s.rate_bps)} {_tcl_num(s.delay_s)} {s.ns2_limit}")
+        out.extend(_link_tcl(a, f"$src({i})", "$r1"))
+        out.extend(_link_tcl(s, "$r2", f"$dst({i})"))
         if a.per > 0:
             w(f"tcplab_errors $src({i}) $r1 {_tcl_num(a.per)} {_errors_seed(plan.seed, 2 + 4 * i)}")
         if s.per > 0:
@@ -552,6 +623,14 @@ def _tcl(plan: _Plan) -> str:
     w(f'$ns at {_tcl_num(plan.duration_s)} "tcplab_finish"')
     w("$ns run")
     return "\n".join(out) + "\n"
+
+
+def _link_tcl(link: _Link, a: str, b: str) -> list[str]:
+    """Tcl lines creating the duplex link a <-> b (RED: its parameters first)."""
+    lines = [f"Queue/RED set {k} {v}" for k, v in link.red]
+    lines.append(f"tcplab_link {a} {b} {_tcl_num(link.rate_bps)} {_tcl_num(link.delay_s)} "
+                 f"{link.ns2_limit}" + ("" if link.queue == "droptail" else f" {link.ns2_queue}"))
+    return lines
 
 
 def _errors_seed(seed: int, link_index: int) -> int:
@@ -644,8 +723,14 @@ def _trace_tcl(plan: _Plan, tcp_ids: list[int]) -> str:
                   "lappend tcplab_files $drops_fh",
                   "set bq [[$ns link $r1 $r2] queue]",
                   "set drop_trace [$ns create-trace Drop $drops_fh $r1 $r2]",
-                  "$drop_trace target [$bq drop-target]",
-                  "$bq drop-target $drop_trace"]
+                  "$drop_trace target [$bq drop-target]"]
+        if plan.bottleneck.queue == "red":
+            # RED's early (unforced) drops go to its early-drop target when it
+            # has one: an "e" line; forced drops (a full buffer) stay "d".
+            lines += ["set edrop_trace [$ns create-trace EDrop $drops_fh $r1 $r2]",
+                      "$edrop_trace target [$bq drop-target]",
+                      "$bq early-drop-target $edrop_trace"]
+        lines += ["$bq drop-target $drop_trace"]
     if not tcp_series and "queue" not in plan.series:
         return "\n".join(lines) + "\n"
     if plan.interval_s <= 0:
@@ -881,13 +966,21 @@ def _parse_traces(plan: _Plan, wd: Path) -> dict:
     traces: dict = {}
     tcp_series = [s for s in plan.series if s in ("cwnd", "inflight", "seq")]
     if "drops" in plan.series:
+        red = plan.bottleneck.queue == "red"
         if _queue_traced_per_packet(plan):
+            # trace-queue logs RED's early and forced drops alike as "d"
             d = _read_ws(wd / QUEUE_FILE, [0, 1, 7], ["event", "t", "flow"])
             d = d[d["event"] == "d"]
+            cause = None if red else "overflow"
         else:
-            d = _read_ws(wd / DROPS_FILE, [1, 7], ["t", "flow"])
-        traces["drops"] = pd.DataFrame({"t": d["t"].to_numpy(dtype=float), "link": "bottleneck",
-                                        "flow": d["flow"].to_numpy(dtype="int64")})
+            # "d": the buffer was full; "e": RED's early drop (see _trace_tcl)
+            d = _read_ws(wd / DROPS_FILE, [0, 1, 7], ["event", "t", "flow"])
+            cause = d["event"].map({"d": "overflow", "e": "red"}).to_numpy()
+        drops = pd.DataFrame({"t": d["t"].to_numpy(dtype=float), "link": "bottleneck",
+                              "flow": d["flow"].to_numpy(dtype="int64")})
+        if cause is not None:
+            drops["cause"] = cause
+        traces["drops"] = drops
     if plan.interval_s <= 0:
         if tcp_series:
             path = wd / TCPVARS_FILE
