@@ -18,7 +18,11 @@ Translation (see ../shared/NS2-NOTES.md for why each matters):
 * a TCP `packet_size` counts the 40-byte TCP/IP header: ns-2 `packetSize_` is
   `packet_size - 40`; a UDP `packet_size` is the whole packet;
 * a `buffer` of B waiting packets is ns-2 `queue-limit B + 1` (ns-2 DropTail
-  drops an arrival when the queue already holds limit - 1 waiting packets);
+  drops an arrival when the queue already holds limit - 1 waiting packets),
+  and `queue-limit B` on a RED link (RED drops an arrival that finds limit
+  packets waiting); RED's parameters are set on Queue/RED just before the link
+  is created, with ns-2 defaults the engine assumes pinned (_RED_PINNED); the
+  threshold dropper has no ns-2 counterpart and is refused;
 * every flow has its own access link (source -> R1) and sink access link
   (R2 -> sink), duplex, same parameters both ways; the bottleneck is R1 -> R2;
 * ns-2 node ids are fixed by construction: R1 = 0, R2 = 1, the source of flow
@@ -156,23 +160,25 @@ class _Link:
         return "RED" if self.queue == "red" else "DropTail"
 
 
+def _bool(d: dict, key: str, path: str) -> bool:
+    v = _require(d, key, path)
+    if not isinstance(v, bool):
+        raise Ns2Error(f"{path}.{key}: expected true or false, got {v!r}")
+    return v
+
+
 def _red_vars(red: dict, path: str) -> tuple[tuple[str, str], ...]:
     """Queue/RED variables for a resolved `red` table (every value set)."""
     _check_keys(red, _RED_KEYS, path)
 
-    def num(key, lo, hi=math.inf, lo_open=True):
+    def num(key, lo, hi=math.inf):
         v = _require(red, key, path)
-        ok = not isinstance(v, bool) and isinstance(v, (int, float)) and \
-            (v > lo if lo_open else v >= lo) and v <= hi
-        if not ok:
-            raise Ns2Error(f"{path}.{key}: expected a number in {'(' if lo_open else '['}{lo}, {hi}], got {v!r}")
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo < v <= hi:
+            raise Ns2Error(f"{path}.{key}: expected a number in ({lo}, {hi}], got {v!r}")
         return float(v)
 
     def flag(key):
-        v = _require(red, key, path)
-        if not isinstance(v, bool):
-            raise Ns2Error(f"{path}.{key}: expected true or false, got {v!r}")
-        return "true" if v else "false"
+        return "true" if _bool(red, key, path) else "false"
 
     mode = _require(red, "mode", path)
     if mode not in ("packet", "byte"):
@@ -495,7 +501,7 @@ def _tcl(plan: _Plan) -> str:
     w = out.append
     w(f"# tcplab scenario {plan.name!r} exported for ns-2 2.35 (Debian package ns2).")
     w(f"# Run: ns <this file>   (writes {COUNTERS_FILE} into the current directory)")
-    w("# Buffers: tcplab counts waiting packets B; ns-2 DropTail queue-limit is B + 1.")
+    w("# Buffers: tcplab counts waiting packets B; ns-2 DropTail queue-limit is B + 1, RED's is B.")
     w("# TCP packetSize_ is the payload: packet_size - 40 bytes of TCP/IP header.")
     w(f"# Node ids: R1 = 0, R2 = 1, source of flow i = 2 + i, sink of flow i = {2 + n} + i.")
     w("")
@@ -683,10 +689,7 @@ def _tcp_params(g: dict, path: str) -> list[tuple[str, str]]:
         return _tcl_num(v)
 
     def flag(key):
-        v = _require(g, key, path)
-        if not isinstance(v, bool):
-            raise Ns2Error(f"{path}.{key}: expected true or false, got {v!r}")
-        return "1" if v else "0"
+        return "1" if _bool(g, key, path) else "0"
 
     header = int(g.get("header_size", TCPIP_HEADER_BYTES))
     return [
