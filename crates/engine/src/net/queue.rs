@@ -139,8 +139,14 @@ impl Red {
     /// (`enque`, `estimator`): ave ← ave·(1−w)^(m+1) + w·q.
     #[inline]
     pub fn update_average(&mut self, q: f64, idle_ns: Option<SimTime>) {
-        let m = idle_ns.map_or(0, |d| (self.ptc * secs(d)) as i64);
-        self.ave = self.ave * (1.0 - self.q_w).powf((m + 1) as f64) + self.q_w * q;
+        let decay = match idle_ns {
+            None => 1.0 - self.q_w,
+            Some(d) => {
+                let m = (self.ptc * secs(d)) as i64;
+                (1.0 - self.q_w).powf((m + 1) as f64)
+            }
+        };
+        self.ave = self.ave * decay + self.q_w * q;
     }
 
     /// The drop probability for the current average, before the count
