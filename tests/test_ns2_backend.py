@@ -98,8 +98,11 @@ def test_export_refuses_what_ns2_cannot_express():
     with pytest.raises(Ns2Error, match="topology.bottleneck.buffer"):
         export_tcl(s)
     s = scenario({"tcp": tcp_group()})
-    s["topology"]["bottleneck"]["queue"] = "red"
-    with pytest.raises(Ns2Error, match="queue"):
+    s["topology"]["bottleneck"]["queue"] = "threshold"
+    with pytest.raises(Ns2Error, match="topology.bottleneck.queue: the threshold dropper"):
+        export_tcl(s)
+    s["topology"]["bottleneck"]["queue"] = "codel"
+    with pytest.raises(Ns2Error, match="topology.bottleneck.queue"):
         export_tcl(s)
     s = scenario({"tcp": tcp_group(variant="cubic")})
     with pytest.raises(Ns2Error, match="flows.tcp.variant"):
@@ -260,7 +263,8 @@ def test_drop_trace_lists_every_drop_the_bottleneck_counts(with_queue):
     r = run_ns2(scenario({"tcp": tcp_group(count=2, variant="reno")}, duration="30s",
                          warmup="5s", series=series))
     drops = r["traces"]["drops"]
-    assert list(drops.columns) == ["t", "link", "flow"]
+    assert list(drops.columns) == ["t", "link", "flow", "cause"]
+    assert set(drops["cause"]) == {"overflow"}
     fwd = next(l for l in r["links"] if l["direction"] == "forward")
     assert fwd["drops"] > 0
     assert (drops["t"] > 5.0).sum() == fwd["drops"]

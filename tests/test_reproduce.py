@@ -73,6 +73,20 @@ def test_model_claims_of_paper_c(tmp_path, capsys):
     # Theorem 2: beatdown's exact second moment is 28/111, not the paper's 1/3
     assert rows["C4"]["verdict"] == "partly"
     assert rows["C4"]["values"]["moments"]["beatdown"] == pytest.approx(28 / 111, abs=2e-3)
+    # RED runs now (issue 5): a measured error against Theorem 1, not "not run"
+    assert rows["C7"]["measured"] != "not run"
+    assert 0 <= rows["C7"]["values"]["median_abs_rel_error"] < 0.5
+
+
+def test_threshold_dropper_claim_runs_packet_simulations(tmp_path, capsys):
+    code, _, _ = run(capsys, "parallel-aimd", "--claims", "C8", "--tiny", "--out", str(tmp_path))
+    assert code == 0
+    (row,) = json.loads((tmp_path / "parallel-aimd" / "claims.json").read_text())
+    assert row["measured"] != "not run"
+    v = row["values"]
+    # the dropper makes (almost) every drop and keeps windows unsynchronized
+    assert v["share_of_drops_by_dropper"] > 0.9
+    assert v["window_drop_correlation"] < 0.2
 
 
 def test_unknown_claim_id_exits_2(tmp_path, capsys):

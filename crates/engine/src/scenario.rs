@@ -92,6 +92,163 @@ pub enum QueueKind {
     /// FIFO, drop arrivals when `buffer` packets already wait.
     #[default]
     DropTail,
+    /// Random Early Detection with ns-2 2.35's semantics (`queue/red.cc`);
+    /// parameters in the link's `red` table.
+    Red,
+    /// Paper C's threshold dropper (Sec. V.D): one connection signalled per
+    /// congestion event; parameters in the link's `threshold` table.
+    Threshold,
+}
+
+/// RED's queue measure: packets, or bytes in units of `mean_packet_size`
+/// (ns-2 `bytes_` and `queue_in_bytes_` both true).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum RedMode {
+    Packet,
+    Byte,
+}
+
+/// Named RED settings; explicit keys of the table override them.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum RedPreset {
+    /// Paper C, Sec. V.A: thresholds 0.6 and 0.8 of the buffer, max_p 0.1 at
+    /// the maximum threshold, queue weight 0.001, `wait` on. The paper is
+    /// silent on the rest, so ns-2 2.35's defaults: gentle on; packet mode
+    /// (ns-2's default byte mode would shrink the buffer, NS2-NOTES).
+    PaperC,
+}
+
+/// `[<link>.red]`: RED's parameters (ns-2 names in brackets). Unset keys
+/// come from `preset`, else from ns-2 2.35's defaults, filled in by
+/// [`Scenario::resolve`].
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RedSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preset: Option<RedPreset>,
+    /// Minimum threshold of the average queue, packets (`thresh_`; ns-2's
+    /// automatic default max(5, targetdelay 5 ms × packet rate / 2)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_thresh: Option<f64>,
+    /// Maximum threshold, packets (`maxthresh_`; default 3 × min_thresh).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_thresh: Option<f64>,
+    /// Drop probability at max_thresh (`linterm_` = 1 / max_p; default 0.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_p: Option<f64>,
+    /// EWMA weight of the average queue (`q_weight_`; ns-2's automatic
+    /// default 1 − exp(−1 / (10 · RTT · packet rate)), RTT = max(0.1 s,
+    /// 3 · (delay + one packet time))).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight: Option<f64>,
+    /// Uniformize inter-drop gaps with waiting (`wait_`; default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wait: Option<bool>,
+    /// Drop probability rises from max_p to 1 between max_thresh and twice
+    /// it, instead of jumping to 1 (`gentle_`; default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gentle: Option<bool>,
+    /// "packet" (default) or "byte" (`bytes_`, `queue_in_bytes_`). In byte
+    /// mode the hard limit is buffer × mean_packet_size bytes, as in ns-2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<RedMode>,
+    /// Bytes (`mean_pktsize_` 500): the unit of byte mode, and the packet
+    /// time by which an idle period decays the average.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_packet_size: Option<u32>,
+}
+
+/// RED's parameters with every default applied (what the engine runs).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RedParams {
+    pub min_thresh: f64,
+    pub max_thresh: f64,
+    pub max_p: f64,
+    pub weight: f64,
+    pub wait: bool,
+    pub gentle: bool,
+    pub mode: RedMode,
+    pub mean_packet_size: u32,
+}
+
+impl RedSpec {
+    /// Apply the preset and ns-2 2.35's defaults for a link of `rate_bps`,
+    /// `delay_ns` and `buffer` packets.
+    pub fn params(&self, rate_bps: f64, delay_ns: SimTime, buffer: u32) -> RedParams {
+        let (mut min, mut max, mut max_p, mut weight, mut wait, mut gentle, mut mode) =
+            (None, None, None, None, None, None, None);
+        if let Some(RedPreset::PaperC) = self.preset {
+            min = Some(0.6 * buffer as f64);
+            max = Some(0.8 * buffer as f64);
+            max_p = Some(0.1);
+            weight = Some(0.001);
+            wait = Some(true);
+            gentle = Some(true);
+            mode = Some(RedMode::Packet);
+        }
+        let mean = self.mean_packet_size.unwrap_or(500);
+        // ns-2 red.cc reset(): ptc, the link's rate in mean-size packets per second
+        let ptc = rate_bps / (8.0 * mean as f64);
+        let min_thresh = self
+            .min_thresh
+            .or(min)
+            .unwrap_or_else(|| (0.005 * ptc / 2.0).max(5.0));
+        let max_thresh = self.max_thresh.or(max).unwrap_or(3.0 * min_thresh);
+        let weight = self.weight.or(weight).unwrap_or_else(|| {
+            let rtt = (3.0 * (crate::time::secs(delay_ns) + 1.0 / ptc)).max(0.1);
+            1.0 - (-1.0 / (10.0 * rtt * ptc)).exp()
+        });
+        RedParams {
+            min_thresh,
+            max_thresh,
+            max_p: self.max_p.or(max_p).unwrap_or(0.1),
+            weight,
+            wait: self.wait.or(wait).unwrap_or(true),
+            gentle: self.gentle.or(gentle).unwrap_or(true),
+            mode: self.mode.or(mode).unwrap_or(RedMode::Packet),
+            mean_packet_size: mean,
+        }
+    }
+}
+
+/// Who the threshold dropper signals at a congestion event (paper C, Sec. I
+/// and V.D).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Selection {
+    /// A connection chosen with fixed probability (uniform, or by `bias`),
+    /// whatever its rate.
+    #[default]
+    RateIndependent,
+    /// The connection with the largest congestion window.
+    LargestRate,
+    /// The connection of the arriving packet (in effect rate-proportional:
+    /// a connection's packets arrive in proportion to its rate).
+    FirstArrival,
+}
+
+/// `[<link>.threshold]`: paper C's threshold dropper. The link's `buffer` is
+/// the hard limit (make it large); an arrival that finds `threshold` packets
+/// waiting outside an immunity period starts a congestion event: one
+/// connection is selected (by `selection`) and the next of its packets to
+/// arrive above the threshold is dropped; then nothing is dropped by the
+/// threshold for `immunity` (τ) after the event's start.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ThresholdSpec {
+    /// Th, packets waiting.
+    pub threshold: u32,
+    /// τ: how long after a congestion event nothing more is dropped (paper:
+    /// a factor of the mean RTT).
+    pub immunity: Duration,
+    #[serde(default)]
+    pub selection: Selection,
+    /// Relative selection weights by flow group (rate-independent only;
+    /// groups not named weigh 1): paper C's biased rate-independent policy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bias: Option<BTreeMap<String, f64>>,
 }
 
 /// A duplex link: both directions get the same rate, delay and buffer (as
@@ -106,6 +263,12 @@ pub struct LinkSpec {
     pub buffer: u32,
     #[serde(default)]
     pub queue: QueueKind,
+    /// RED's parameters (only with queue = "red").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub red: Option<RedSpec>,
+    /// The threshold dropper's parameters (only with queue = "threshold").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<ThresholdSpec>,
     /// Packet errors on the link's forward direction (away from the sources;
     /// acks on the reverse direction are unaffected, as ns-2's `lossmodel`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1165,6 +1328,15 @@ impl Scenario {
                 }
             }
         }
+        for l in [
+            &mut self.topology.bottleneck,
+            &mut self.topology.access,
+            &mut self.topology.sink_access,
+        ] {
+            resolve_queue(l);
+        }
+        // Group links inherit the resolved values; check them again at their buffers.
+        self.validate()?;
         let mut series = std::mem::take(&mut self.trace.series);
         series.sort();
         series.dedup();
@@ -1182,6 +1354,22 @@ impl Scenario {
         check_link("topology.bottleneck", &self.topology.bottleneck, true)?;
         check_link("topology.access", &self.topology.access, false)?;
         check_link("topology.sink_access", &self.topology.sink_access, false)?;
+        for (which, l) in [
+            ("bottleneck", &self.topology.bottleneck),
+            ("access", &self.topology.access),
+            ("sink_access", &self.topology.sink_access),
+        ] {
+            let bias = l.threshold.as_ref().and_then(|t| t.bias.as_ref());
+            if let Some(g) = bias.and_then(|b| b.keys().find(|g| !self.flows.contains_key(*g))) {
+                return Err(err(
+                    format!("topology.{which}.threshold.bias.{g}"),
+                    format!(
+                        "no flow group {g:?} (groups: {})",
+                        self.flows.keys().cloned().collect::<Vec<_>>().join(", ")
+                    ),
+                ));
+            }
+        }
         if self.flows.is_empty() {
             return Err(err(
                 "flows",
@@ -1369,6 +1557,7 @@ fn check_link(path: &str, l: &LinkSpec, _is_bottleneck: bool) -> Result<(), Scen
             "must be positive, e.g. \"10Mbps\"",
         ));
     }
+    check_queue(path, l)?;
     if let Some(e) = &l.errors {
         e.validate(&format!("{path}.errors"))?;
     }
@@ -1449,6 +1638,140 @@ fn check_dynamics(p: &str, g: &FlowGroup) -> Result<(), ScenarioError> {
         }
     }
     Ok(())
+}
+
+/// The queue discipline's table matches `queue` and its values make sense
+/// for this link.
+fn check_queue(path: &str, l: &LinkSpec) -> Result<(), ScenarioError> {
+    let kind = match l.queue {
+        QueueKind::DropTail => "droptail",
+        QueueKind::Red => "red",
+        QueueKind::Threshold => "threshold",
+    };
+    if l.red.is_some() && l.queue != QueueKind::Red {
+        return Err(err(
+            format!("{path}.red"),
+            format!("applies only with queue = \"red\" (this link has queue = \"{kind}\")"),
+        ));
+    }
+    if l.threshold.is_some() && l.queue != QueueKind::Threshold {
+        return Err(err(
+            format!("{path}.threshold"),
+            format!("applies only with queue = \"threshold\" (this link has queue = \"{kind}\")"),
+        ));
+    }
+    let b = l.buffer;
+    match l.queue {
+        QueueKind::DropTail => {}
+        QueueKind::Red => {
+            let p = l
+                .red
+                .clone()
+                .unwrap_or_default()
+                .params(l.rate.0, l.delay.0, b);
+            let at = |k: &str| format!("{path}.red.{k}");
+            if !(p.min_thresh > 0.0 && p.min_thresh.is_finite()) {
+                return Err(err(
+                    at("min_thresh"),
+                    "must be a positive number of packets",
+                ));
+            }
+            if !(p.max_thresh > p.min_thresh && p.max_thresh.is_finite()) {
+                return Err(err(
+                    at("min_thresh"),
+                    format!(
+                        "must be below max_thresh (got min_thresh {} and max_thresh {})",
+                        p.min_thresh, p.max_thresh
+                    ),
+                ));
+            }
+            if p.max_thresh > b as f64 {
+                return Err(err(
+                    at("max_thresh"),
+                    format!(
+                        "{} exceeds the buffer ({b} packets); RED's thresholds must fit in it",
+                        p.max_thresh
+                    ),
+                ));
+            }
+            if !(p.max_p > 0.0 && p.max_p <= 1.0) {
+                return Err(err(
+                    at("max_p"),
+                    format!("must be in (0, 1], got {}", p.max_p),
+                ));
+            }
+            if !(p.weight > 0.0 && p.weight <= 1.0) {
+                return Err(err(
+                    at("weight"),
+                    format!("must be in (0, 1], got {}", p.weight),
+                ));
+            }
+            if p.mean_packet_size == 0 {
+                return Err(err(at("mean_packet_size"), "must be at least 1 byte"));
+            }
+        }
+        QueueKind::Threshold => {
+            let Some(t) = &l.threshold else {
+                return Err(err(
+                    format!("{path}.threshold"),
+                    "queue = \"threshold\" needs its table, e.g. threshold = { threshold = 3, immunity = \"240ms\" }",
+                ));
+            };
+            let at = |k: &str| format!("{path}.threshold.{k}");
+            if t.threshold == 0 {
+                return Err(err(at("threshold"), "must be at least 1 packet"));
+            }
+            if t.threshold >= b {
+                return Err(err(
+                    at("threshold"),
+                    format!(
+                        "{} is not below the buffer ({b} packets), the dropper's hard limit; make the buffer large",
+                        t.threshold
+                    ),
+                ));
+            }
+            if t.immunity.0 == 0 {
+                return Err(err(
+                    at("immunity"),
+                    "must be positive (paper C: a factor of the RTT)",
+                ));
+            }
+            if let Some(bias) = &t.bias {
+                if t.selection != Selection::RateIndependent {
+                    return Err(err(
+                        at("bias"),
+                        "applies only with selection = \"rate-independent\"",
+                    ));
+                }
+                if let Some((g, w)) = bias.iter().find(|(_, w)| !(**w > 0.0 && w.is_finite())) {
+                    return Err(err(
+                        format!("{}.{g}", at("bias")),
+                        format!("must be a positive weight, got {w}"),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Fill a link's RED table with the values it will run with.
+fn resolve_queue(l: &mut LinkSpec) {
+    if l.queue == QueueKind::Red {
+        let spec = l.red.take().unwrap_or_default();
+        let p = spec.params(l.rate.0, l.delay.0, l.buffer);
+        l.red = Some(RedSpec {
+            preset: spec.preset,
+            min_thresh: Some(p.min_thresh),
+            max_thresh: Some(p.max_thresh),
+            max_p: Some(p.max_p),
+            weight: Some(p.weight),
+            wait: Some(p.wait),
+            gentle: Some(p.gentle),
+            mode: Some(p.mode),
+            mean_packet_size: Some(p.mean_packet_size),
+        });
+    }
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use crate::net::packet::{Kind, Packet, FORWARD};
 use crate::net::queue::Queue;
 use crate::record::{Recorder, Table};
 use crate::rng::{stream, Rng};
-use crate::scenario::{ErrorModelKind, FlowKind, LinkSpec, Scenario, Variant};
+use crate::scenario::{ErrorModelKind, FlowKind, LinkSpec, Scenario, Selection, Variant};
 use crate::sched::{Event, Scheduler};
 use crate::tcp::sender::TcpSender;
 use crate::tcp::sink::TcpSink;
@@ -137,6 +137,11 @@ pub struct Sim {
     single_input: Vec<bool>,
     warm_flows: Option<Vec<FlowCount>>,
     warm_links: Option<Vec<LinkCount>>,
+    /// Some threshold dropper needs the sim to pick its victims.
+    selectors: bool,
+    /// Per link: the TCP flows crossing it, with their selection weights
+    /// (empty unless the link has a threshold dropper).
+    candidates: Vec<Vec<(u32, f64)>>,
 }
 
 /// One direction of a duplex link; errors apply to the forward direction
@@ -144,7 +149,8 @@ pub struct Sim {
 /// directions, with the schedule drawn from the forward direction's stream
 /// (`duplex` is that index), so the duplex link goes down as one.
 fn make_link(l: &LinkSpec, forward: bool, seed: u64, index: usize, duplex: usize) -> Link {
-    let mut link = Link::new(l.rate.0, l.delay.0, Queue::new(l.queue, l.buffer));
+    let queue = Queue::from_spec(l, Rng::stream(seed, stream::QUEUE, index as u64));
+    let mut link = Link::new(l.rate.0, l.delay.0, queue);
     if let (true, Some(e)) = (forward, l.errors) {
         let rng = Rng::stream(seed, stream::LINK_ERRORS, index as u64);
         link.impairment = match e.model {
@@ -315,6 +321,11 @@ impl Sim {
         }
         let nflows = flows.len();
         let single_input = single_input_links(links.len(), &routes);
+        let candidates = victim_candidates(&links, &routes, &flows);
+        let selectors = links.iter().any(|l| match &l.queue {
+            Queue::Threshold(t) => t.selection != Selection::FirstArrival,
+            _ => false,
+        });
         Sim {
             sc,
             end,
@@ -331,6 +342,8 @@ impl Sim {
             single_input,
             warm_flows: None,
             warm_links: None,
+            selectors,
+            candidates,
         }
     }
 
@@ -406,6 +419,9 @@ impl Sim {
                         if let Some(start) = wait {
                             self.rec.queue_wait(now, start, l, class);
                         }
+                        if self.selectors && self.links[l as usize].queue.wants_victim() {
+                            self.select_victim(l, now);
+                        }
                         now = at;
                         continue;
                     }
@@ -419,6 +435,9 @@ impl Sim {
                     }
                     if let Some(start) = wait {
                         self.rec.queue_wait(now, start, l, class);
+                    }
+                    if self.selectors && self.links[l as usize].queue.wants_victim() {
+                        self.select_victim(l, now);
                     }
                 }
             }
@@ -455,6 +474,63 @@ impl Sim {
                 self.rec.udp_delivered(now, p.flow, p.seq);
             }
         }
+    }
+
+    /// A threshold dropper on link `l` started a congestion event: pick the
+    /// connection it signals, among the TCP flows crossing it that are
+    /// running now — the largest window (ties at random), or at random with
+    /// the fixed weights (rate-independent, paper C's bias σ).
+    fn select_victim(&mut self, l: u32, now: SimTime) {
+        let Queue::Threshold(t) = &mut self.links[l as usize].queue else {
+            return;
+        };
+        let running = |f: u32| {
+            let info = &self.flows[f as usize];
+            info.start <= now && now < info.stop
+        };
+        let mut victim = None;
+        match t.selection {
+            Selection::LargestRate => {
+                let (mut best, mut ties) = (f64::NEG_INFINITY, 0u32);
+                for &(f, _) in &self.candidates[l as usize] {
+                    let Agent::Tcp { snd, .. } = &self.agents[f as usize] else {
+                        continue;
+                    };
+                    if !running(f) {
+                        continue;
+                    }
+                    let w = snd.w.cwnd;
+                    if w > best {
+                        (best, ties, victim) = (w, 1, Some(f));
+                    } else if w == best {
+                        // reservoir: each of the tied flows equally likely
+                        ties += 1;
+                        if t.rng.uniform() * (ties as f64) < 1.0 {
+                            victim = Some(f);
+                        }
+                    }
+                }
+            }
+            Selection::RateIndependent | Selection::FirstArrival => {
+                let total: f64 = self.candidates[l as usize]
+                    .iter()
+                    .filter(|&&(f, _)| running(f))
+                    .map(|&(_, w)| w)
+                    .sum();
+                let mut u = t.rng.uniform() * total;
+                for &(f, w) in self.candidates[l as usize]
+                    .iter()
+                    .filter(|&&(f, _)| running(f))
+                {
+                    victim = Some(f);
+                    if u < w {
+                        break;
+                    }
+                    u -= w;
+                }
+            }
+        }
+        t.select(victim, now);
     }
 
     fn dropped(&mut self, p: &Packet, l: u32, now: SimTime, cause: DropCause) {
@@ -763,6 +839,32 @@ pub fn flow_times(sc: &Scenario) -> Vec<(SimTime, SimTime)> {
                 0
             };
             out.push((base.saturating_add(jitter).min(end), stop));
+        }
+    }
+    out
+}
+
+/// Per link with a threshold dropper, the TCP flows whose route (either
+/// direction) crosses it, each with its weight from the dropper's `bias`.
+fn victim_candidates(
+    links: &[Link],
+    routes: &[[[u32; 3]; 2]],
+    flows: &[FlowInfo],
+) -> Vec<Vec<(u32, f64)>> {
+    let mut out = vec![Vec::new(); links.len()];
+    for (f, r) in routes.iter().enumerate() {
+        let info = &flows[f];
+        if info.kind != FlowKind::Tcp {
+            continue;
+        }
+        for &l in r.iter().flatten() {
+            let Queue::Threshold(t) = &links[l as usize].queue else {
+                continue;
+            };
+            let w = t.weight(&info.group);
+            if !out[l as usize].iter().any(|&(g, _)| g == f as u32) {
+                out[l as usize].push((f as u32, w));
+            }
         }
     }
     out

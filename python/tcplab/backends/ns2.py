@@ -18,7 +18,11 @@ Translation (see ../shared/NS2-NOTES.md for why each matters):
 * a TCP `packet_size` counts the 40-byte TCP/IP header: ns-2 `packetSize_` is
   `packet_size - 40`; a UDP `packet_size` is the whole packet;
 * a `buffer` of B waiting packets is ns-2 `queue-limit B + 1` (ns-2 DropTail
-  drops an arrival when the queue already holds limit - 1 waiting packets);
+  drops an arrival when the queue already holds limit - 1 waiting packets),
+  and `queue-limit B` on a RED link (RED drops an arrival that finds limit
+  packets waiting); RED's parameters are set on Queue/RED just before the link
+  is created, with ns-2 defaults the engine assumes pinned (_RED_PINNED); the
+  threshold dropper has no ns-2 counterpart and is refused;
 * every flow has its own access link (source -> R1) and sink access link
   (R2 -> sink), duplex, same parameters both ways; the bottleneck is R1 -> R2;
 * ns-2 node ids are fixed by construction: R1 = 0, R2 = 1, the source of flow
@@ -85,8 +89,19 @@ TRACE_SERIES = ("cwnd", "inflight", "seq", "queue", "drops", "rtt")
 _TOP_KEYS = {"name", "description", "seed", "duration", "warmup", "topology",
              "flows", "measure", "trace"}
 _TOPOLOGY_KEYS = {"kind", "bottleneck", "access", "sink_access"}
-_LINK_KEYS = {"rate", "delay", "buffer", "queue", "errors", "outages"}
+_LINK_KEYS = {"rate", "delay", "buffer", "queue", "errors", "outages", "red", "threshold"}
 _ERRORS_KEYS = {"model", "per", "p_gb", "p_bg", "per_good", "per_bad"}
+_RED_KEYS = {"preset", "min_thresh", "max_thresh", "max_p", "weight", "wait", "gentle", "mode",
+             "mean_packet_size"}
+
+#: Queue/RED variables pinned to ns-2 2.35's defaults (ns-default.tcl) that
+#: the packet engine's RED assumes: not adaptive, not cautious, drop (never
+#: mark) the arriving packet, and ns-2's default use_mark_p_ (an average above
+#: maxthresh drops through the early-drop path with probability 1).
+_RED_PINNED = (("setbit_", "false"), ("use_mark_p_", "true"), ("mark_p_", "0.1"),
+               ("adaptive_", "0"), ("cautious_", "0"), ("feng_adaptive_", "0"),
+               ("drop_tail_", "true"), ("drop_front_", "false"), ("drop_rand_", "false"),
+               ("ns1_compat_", "false"), ("doubleq_", "false"), ("summarystats_", "false"))
 _TCP_KEYS = {"kind", "count", "variant", "packet_size", "alpha", "beta", "window",
              "max_cwnd", "initial_cwnd", "initial_ssthresh", "initial_rto", "min_rto",
              "max_rto", "tick", "dupack_threshold", "limited_transmit", "bug_fix", "syn",
@@ -149,11 +164,61 @@ class _Link:
     ge: tuple | None = None
     #: The link has an outage schedule (times from the engine, `link_outages`).
     outages: bool = False
+    #: Queue/RED variables (name, value) when queue == "red".
+    red: tuple[tuple[str, str], ...] = ()
 
     @property
     def ns2_limit(self) -> int:
-        """ns-2 queue-limit: B waiting slots + 1 (NS2-NOTES, DropTail)."""
-        return self.buffer_pkts + 1
+        """ns-2 queue-limit for B waiting slots: B + 1 for DropTail, which drops
+        when limit - 1 packets wait (NS2-NOTES); B for RED, which drops an
+        arrival that finds limit packets waiting (red.cc: qlen >= qlim)."""
+        return self.buffer_pkts if self.queue == "red" else self.buffer_pkts + 1
+
+    @property
+    def ns2_queue(self) -> str:
+        return "RED" if self.queue == "red" else "DropTail"
+
+
+def _bool(d: dict, key: str, path: str) -> bool:
+    v = _require(d, key, path)
+    if not isinstance(v, bool):
+        raise Ns2Error(f"{path}.{key}: expected true or false, got {v!r}")
+    return v
+
+
+def _red_vars(red: dict, path: str) -> tuple[tuple[str, str], ...]:
+    """Queue/RED variables for a resolved `red` table (every value set)."""
+    _check_keys(red, _RED_KEYS, path)
+
+    def num(key, lo, hi=math.inf):
+        v = _require(red, key, path)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo < v <= hi:
+            raise Ns2Error(f"{path}.{key}: expected a number in ({lo}, {hi}], got {v!r}")
+        return float(v)
+
+    def flag(key):
+        return "true" if _bool(red, key, path) else "false"
+
+    mode = _require(red, "mode", path)
+    if mode not in ("packet", "byte"):
+        raise Ns2Error(f"{path}.mode: expected \"packet\" or \"byte\", got {mode!r}")
+    bytes_ = "true" if mode == "byte" else "false"
+    max_p = num("max_p", 0.0, 1.0)
+    mean = _require(red, "mean_packet_size", path)
+    if isinstance(mean, bool) or not isinstance(mean, int) or mean < 1:
+        raise Ns2Error(f"{path}.mean_packet_size: expected whole bytes >= 1, got {mean!r}")
+    return (
+        ("bytes_", bytes_),
+        ("queue_in_bytes_", bytes_),
+        # thresholds > 0: ns-2 reads 0 as "configure automatically"
+        ("thresh_", _tcl_num(num("min_thresh", 0.0))),
+        ("maxthresh_", _tcl_num(num("max_thresh", 0.0))),
+        ("q_weight_", _tcl_num(num("weight", 0.0, 1.0))),
+        ("linterm_", _tcl_num(1.0 / max_p)),
+        ("wait_", flag("wait")),
+        ("gentle_", flag("gentle")),
+        ("mean_pktsize_", str(mean)),
+    ) + _RED_PINNED
 
 
 @dataclass(frozen=True)
@@ -202,9 +267,18 @@ def _require(d: dict, key: str, path: str):
 def _link(params: dict, path: str) -> _Link:
     _check_keys(params, _LINK_KEYS, path)
     queue = str(params.get("queue", "droptail")).lower()
-    if queue != "droptail":
-        raise Ns2Error(f"{path}.queue: {queue!r} is not exported to ns-2 yet "
-                       "(only \"droptail\")")
+    if queue == "threshold":
+        raise Ns2Error(f"{path}.queue: the threshold dropper (paper C) has no ns-2 counterpart; "
+                       "run it with the packet engine (engine = \"packet\")")
+    if queue not in ("droptail", "red"):
+        raise Ns2Error(f"{path}.queue: {queue!r} is not exported to ns-2 "
+                       "(it knows \"droptail\" and \"red\")")
+    for sub in ("red", "threshold"):
+        if params.get(sub) is not None and queue != sub:
+            raise Ns2Error(f"{path}.{sub}: applies only with queue = \"{sub}\"")
+    red = ()
+    if queue == "red":
+        red = _red_vars(_require(params, "red", path), f"{path}.red")
     buffer = _require(params, "buffer", path)
     if isinstance(buffer, bool) or not isinstance(buffer, int) or buffer < 1:
         raise Ns2Error(f"{path}.buffer: expected a whole number of waiting packets "
@@ -239,6 +313,7 @@ def _link(params: dict, path: str) -> _Link:
         per=per,
         ge=ge,
         outages=outages,
+        red=red,
     )
 
 
@@ -380,10 +455,12 @@ SAMPLES_FILE = "tcplab-tcpsamples.txt"
 QSAMPLES_FILE = "tcplab-queuesamples.txt"
 
 _TCL_PROCS = r"""
-# One duplex link, the same rate, delay and DropTail limit both ways.
-proc tcplab_link {a b rate delay limit} {
+# One duplex link, the same rate, delay, queue type and limit both ways.
+# Queue/RED takes its parameters from the class defaults as each queue is
+# created, so a RED link sets them just before (see _link_tcl).
+proc tcplab_link {a b rate delay limit {qtype DropTail}} {
     global ns
-    $ns duplex-link $a $b $rate $delay DropTail
+    $ns duplex-link $a $b $rate $delay $qtype
     $ns queue-limit $a $b $limit
     $ns queue-limit $b $a $limit
 }
@@ -490,7 +567,7 @@ def _tcl(plan: _Plan) -> str:
     w = out.append
     w(f"# tcplab scenario {plan.name!r} exported for ns-2 2.35 (Debian package ns2).")
     w(f"# Run: ns <this file>   (writes {COUNTERS_FILE} into the current directory)")
-    w("# Buffers: tcplab counts waiting packets B; ns-2 DropTail queue-limit is B + 1.")
+    w("# Buffers: tcplab counts waiting packets B; ns-2 DropTail queue-limit is B + 1, RED's is B.")
     w("# TCP packetSize_ is the payload: packet_size - 40 bytes of TCP/IP header.")
     w(f"# Node ids: R1 = 0, R2 = 1, source of flow i = 2 + i, sink of flow i = {2 + n} + i.")
     w("")
@@ -510,7 +587,7 @@ def _tcl(plan: _Plan) -> str:
     w(f"for {{set i 0}} {{$i < {n}}} {{incr i}} {{ set dst($i) [$ns node] }}")
     w(f"# bottleneck: {_tcl_num(bn.rate_bps)} b/s, {_tcl_num(bn.delay_s)} s, "
       f"{bn.buffer_pkts} waiting packets")
-    w(f"tcplab_link $r1 $r2 {_tcl_num(bn.rate_bps)} {_tcl_num(bn.delay_s)} {bn.ns2_limit}")
+    out.extend(_link_tcl(bn, "$r1", "$r2"))
     out.extend(_impairments_tcl(plan, bn, "$r1", "$r2", 0))
     w('set qmon(bottleneck/forward) [$ns monitor-queue $r1 $r2 ""]')
     w('set qmon(bottleneck/reverse) [$ns monitor-queue $r2 $r1 ""]')
@@ -546,8 +623,8 @@ def _tcl(plan: _Plan) -> str:
     for f in plan.flows:
         i, a, s = f.id, f.access, f.sink_access
         w(f"# flow {i}: group {f.group!r}, start {_tcl_num(f.start_s)} s, stop {_tcl_num(f.stop_s)} s")
-        w(f"tcplab_link $src({i}) $r1 {_tcl_num(a.rate_bps)} {_tcl_num(a.delay_s)} {a.ns2_limit}")
-        w(f"tcplab_link $r2 $dst({i}) {_tcl_num(s.rate_bps)} {_tcl_num(s.delay_s)} {s.ns2_limit}")
+        out.extend(_link_tcl(a, f"$src({i})", "$r1"))
+        out.extend(_link_tcl(s, "$r2", f"$dst({i})"))
         out.extend(_impairments_tcl(plan, a, f"$src({i})", "$r1", 2 + 4 * i))
         out.extend(_impairments_tcl(plan, s, "$r2", f"$dst({i})", 4 + 4 * i))
         if f.kind == "tcp":
@@ -656,6 +733,8 @@ def _impairments_tcl(plan: _Plan, link: _Link, a: str, b: str, link_index: int) 
             if end_ns / 1e9 < plan.duration_s:
                 lines.append(f"$ns rtmodel-at {_tcl_num(end_ns / 1e9)} up {a} {b}")
     return lines
+
+
 def _read_times(plan: _Plan, f: _Flow) -> list[float]:
     """When the playback reader of app flow `f` reads: every interval after
     the flow's start, up to its stop (as the packet engine)."""
@@ -685,6 +764,14 @@ def _playback_tcl(plan: _Plan) -> str:
             lines.append(f"foreach t {{{' '.join(_tcl_num(t) for t in times)}}} "
                          f"{{ $ns at $t \"tcplab_playback {f.id}\" }}")
     return "\n".join(lines) + "\n"
+
+
+def _link_tcl(link: _Link, a: str, b: str) -> list[str]:
+    """Tcl lines creating the duplex link a <-> b (RED: its parameters first)."""
+    lines = [f"Queue/RED set {k} {v}" for k, v in link.red]
+    lines.append(f"tcplab_link {a} {b} {_tcl_num(link.rate_bps)} {_tcl_num(link.delay_s)} "
+                 f"{link.ns2_limit}" + ("" if link.queue == "droptail" else f" {link.ns2_queue}"))
+    return lines
 
 
 def _errors_seed(seed: int, link_index: int) -> int:
@@ -737,10 +824,7 @@ def _tcp_params(g: dict, path: str) -> list[tuple[str, str]]:
         return _tcl_num(v)
 
     def flag(key):
-        v = _require(g, key, path)
-        if not isinstance(v, bool):
-            raise Ns2Error(f"{path}.{key}: expected true or false, got {v!r}")
-        return "1" if v else "0"
+        return "1" if _bool(g, key, path) else "0"
 
     header = int(g.get("header_size", TCPIP_HEADER_BYTES))
     window = num("window", 1)
@@ -783,8 +867,14 @@ def _trace_tcl(plan: _Plan, tcp_ids: list[int]) -> str:
                   "lappend tcplab_files $drops_fh",
                   "set bq [[$ns link $r1 $r2] queue]",
                   "set drop_trace [$ns create-trace Drop $drops_fh $r1 $r2]",
-                  "$drop_trace target [$bq drop-target]",
-                  "$bq drop-target $drop_trace"]
+                  "$drop_trace target [$bq drop-target]"]
+        if plan.bottleneck.queue == "red":
+            # RED's early (unforced) drops go to its early-drop target when it
+            # has one: an "e" line; forced drops (a full buffer) stay "d".
+            lines += ["set edrop_trace [$ns create-trace EDrop $drops_fh $r1 $r2]",
+                      "$edrop_trace target [$bq drop-target]",
+                      "$bq early-drop-target $edrop_trace"]
+        lines += ["$bq drop-target $drop_trace"]
     if not tcp_series and "queue" not in plan.series:
         return "\n".join(lines) + "\n"
     if plan.interval_s <= 0:
@@ -1053,13 +1143,21 @@ def _parse_traces(plan: _Plan, wd: Path) -> dict:
     traces: dict = {}
     tcp_series = [s for s in plan.series if s in ("cwnd", "inflight", "seq", "rtt")]
     if "drops" in plan.series:
+        red = plan.bottleneck.queue == "red"
         if _queue_traced_per_packet(plan):
+            # trace-queue logs RED's early and forced drops alike as "d"
             d = _read_ws(wd / QUEUE_FILE, [0, 1, 7], ["event", "t", "flow"])
             d = d[d["event"] == "d"]
+            cause = None if red else "overflow"
         else:
-            d = _read_ws(wd / DROPS_FILE, [1, 7], ["t", "flow"])
-        traces["drops"] = pd.DataFrame({"t": d["t"].to_numpy(dtype=float), "link": "bottleneck",
-                                        "flow": d["flow"].to_numpy(dtype="int64")})
+            # "d": the buffer was full; "e": RED's early drop (see _trace_tcl)
+            d = _read_ws(wd / DROPS_FILE, [0, 1, 7], ["event", "t", "flow"])
+            cause = d["event"].map({"d": "overflow", "e": "red"}).to_numpy()
+        drops = pd.DataFrame({"t": d["t"].to_numpy(dtype=float), "link": "bottleneck",
+                              "flow": d["flow"].to_numpy(dtype="int64")})
+        if cause is not None:
+            drops["cause"] = cause
+        traces["drops"] = drops
     if plan.interval_s <= 0:
         if tcp_series:
             path = wd / TCPVARS_FILE

@@ -10,11 +10,10 @@ series as the paper) and returns the verdict with the measured numbers.
     >>> from tcplab.reproduce import reproduce
     >>> verdicts = reproduce("triple-slowstart", claims=["D3"], out="reports")
 
-Verdicts are ``reproduced``, ``partly`` or ``not-reproduced``. A claim whose
-mechanism the engine does not have yet (RED, the threshold-dropper) declares
-``requires``; while the schema rejects it, the claim is reported as
-``not-reproduced`` with the reason, and it fills in by itself once the engine
-accepts it. Papers A and B slot in by adding a module and one line to
+Verdicts are ``reproduced``, ``partly`` or ``not-reproduced``. A claim that
+needs an engine mechanism (RED, the threshold-dropper) declares ``requires``;
+if the schema rejects it, the claim is reported as ``not-reproduced`` with the
+reason. Papers A and B slot in by adding a module and one line to
 :data:`PAPERS`.
 
 `out/<paper>/claims.json` (a list of ``{id, verdict, measured, paper, note}``
@@ -113,8 +112,9 @@ class Verdict:
 
 #: feature → a scenario fragment the engine must accept (see `feature_missing`)
 FEATURES = {
-    "red": {"topology": {"bottleneck": {"queue": "red"}}},
-    "threshold-dropper": {"topology": {"bottleneck": {"queue": "threshold"}}},
+    "red": {"topology": {"bottleneck": {"queue": "red", "red": {"preset": "paper-c"}}}},
+    "threshold-dropper": {"topology": {"bottleneck": {"queue": "threshold",
+                                                      "threshold": {"threshold": 3, "immunity": "120ms"}}}},
 }
 
 
@@ -126,8 +126,8 @@ def feature_missing(feature: str) -> str | None:
                                            "access": {"rate": "10Mbps", "delay": "1ms", "buffer": 100},
                                            "sink_access": {"rate": "10Mbps", "delay": "1ms", "buffer": 100}},
             "flows": {"tcp": {"kind": "tcp"}}}
-    frag = FEATURES[feature]
-    sc = apply_overrides(base, [("topology.bottleneck.queue", frag["topology"]["bottleneck"]["queue"])])
+    frag = FEATURES[feature]["topology"]["bottleneck"]
+    sc = apply_overrides(base, [(f"topology.bottleneck.{k}", v) for k, v in frag.items()])
     try:
         resolve(sc)
     except UserError as exc:

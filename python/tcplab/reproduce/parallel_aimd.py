@@ -4,9 +4,8 @@ Model claims (C1–C5) run the exact hybrid model (`tcplab.fluid`) against the
 closed forms (`tcplab.models.aimd`); simulation claims (C6–C10) run N TCP-SACK
 flows over the 10 Mb/s, RTT 120 ms bottleneck of `scenarios/c-parallel-sack.toml`
 (sweeps through the results store, traced runs cached as Parquet). RED and the
-threshold-dropper (C7, C8, C9's RED half) need queue disciplines the engine
-does not have yet (issue 5): those claims declare `requires` and fill in once
-the schema accepts them.
+threshold-dropper (C7, C8, C9's RED half) run the engine's queue disciplines
+(`scenarios/c-red.toml`, `scenarios/c-threshold-dropper.toml`).
 """
 
 from __future__ import annotations
@@ -374,58 +373,183 @@ def _sum_of_windows(tcp: pd.DataFrame) -> pd.Series:
     return wide.sum(axis=1, min_count=1)
 
 
-# --- C7, C8: need RED / the threshold-dropper (issue 5) ------------------------------------
+# --- C7, C8: RED and the threshold-dropper ------------------------------------------------
+
+RED_SCENARIO = "scenarios/c-red.toml"
+DROPPER_SCENARIO = "scenarios/c-threshold-dropper.toml"
 
 
 def _red_overrides(b: int) -> dict:
-    """Paper C's RED (Sec. V.A): thresholds 0.6 b and 0.8 b, max p 0.1, weight 0.001, wait on,
-    packet mode. The key names follow the engine's schema once RED lands (issue 5)."""
-    return {"topology.bottleneck.queue": "red",
-            "topology.bottleneck.red": {"min_thresh": 0.6 * b, "max_thresh": 0.8 * b, "max_p": 0.1,
-                                        "weight": 0.001, "wait": True}}
+    """Paper C's RED (Sec. V.A) on buffer b: the engine's "paper-c" preset — thresholds
+    0.6 b and 0.8 b, max p 0.1, weight 0.001, wait on (gentle, packet mode: ns-2 2.35)."""
+    return {"topology.bottleneck.queue": "red", "topology.bottleneck.red": {"preset": "paper-c"},
+            "topology.bottleneck.buffer": b}
 
 
-def _vs_n_figure(ctx, df, title, stem, series_col):
+def _vs_n_figure(ctx, df, title, stem, series_col, ax=None):
     plt = _plt()
-    fig, ax = plt.subplots(figsize=(6.4, 4))
+    own = ax is None
+    if own:
+        fig, ax = plt.subplots(figsize=(6.4, 4))
     nn = np.arange(1, df["N"].max() + 1)
     ax.plot(nn, thm1(nn), "-", color="k", label="Theorem 1")
-    for i, (key, d) in enumerate(df.groupby(series_col)):
-        ax.plot(d["N"], d["normalized_throughput"], "o-", ms=3.5, color=f"C{i}", label=str(key))
+    for i, (key, d) in enumerate(df.groupby(series_col, sort=False)):
+        d = d.sort_values("N")
+        ax.plot(d["N"], d["normalized_throughput"], "o-", ms=3.5, lw=0.9, color=f"C{i}", label=str(key))
     ax.set_xlabel("N")
     ax.set_ylabel("throughput / capacity")
+    ax.set_ylim(0.7, 1.02)
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7)
-    return ctx.save_figure(fig, stem)
+    return ctx.save_figure(fig, stem) if own else None
+
+
+def _c7_sweep(ctx: Context) -> pd.DataFrame:
+    if "c7" in ctx.memo:
+        return ctx.memo["c7"]
+    ns = ctx.pick([2, 6], [1, 2, 3, 4, 6, 8, 10, 15], list(range(1, 16)))
+    frames = []
+    for b in ctx.pick([50], [20, 50, 100], [10, 20, 50, 100, 200]):
+        s = dict(_sim_time(ctx))
+        s.update(_red_overrides(b))
+        d = ctx.sweep(f"c7-red-b{b}", SCENARIO, {"flows.sack.count": ns}, set=_nested(s))
+        frames.append(d.rename(columns={"flows.sack.count": "N"}).assign(buffer=b, series=f"RED, b = {b}"))
+    df = pd.concat(frames, ignore_index=True)
+    df["theorem1"] = thm1(df["N"].to_numpy())
+    df["rel_error"] = (df["normalized_throughput"] - df["theorem1"]) / df["theorem1"]
+    ctx.memo["c7"] = df
+    return df
 
 
 def check_c7(ctx: Context) -> Outcome:
-    ns = ctx.pick([2, 6], [1, 2, 3, 4, 6, 8, 10, 15], list(range(1, 16)))
-    frames = []
-    for b in ctx.pick([20], [20, 50, 100], [10, 20, 50, 100]):
-        s = dict(_sim_time(ctx))
-        s.update(_red_overrides(b))
-        s["topology.bottleneck.buffer"] = b
-        try:
-            d = ctx.sweep(f"c7-red-b{b}", SCENARIO, {"flows.sack.count": ns}, set=_nested(s))
-        except UserError as exc:
-            return Outcome("not-reproduced", "not run", f"needs RED/threshold-dropper (issue 5): {exc}")
-        frames.append(d.rename(columns={"flows.sack.count": "N"}).assign(series=f"RED, b = {b}"))
-    df = pd.concat(frames)
-    df["theorem1"] = thm1(df["N"].to_numpy())
-    fig = _vs_n_figure(ctx, df, "Paper C, Fig. 10: RED", "c7-red-vs-n", "series")
-    err = float(((df["normalized_throughput"] - df["theorem1"]) / df["theorem1"]).abs().median())
+    df = _c7_sweep(ctx)
+    fig = _vs_n_figure(ctx, df, f"Paper C, Fig. 10: RED (paper C's settings), RTT 120 ms ({ctx.engine})",
+                       "c7-red-vs-n", "series")
+    multi = df[df["N"] >= 2]
+    med = multi.groupby("buffer")["rel_error"].median()
+    err = float(multi["rel_error"].abs().median())
+    per_b = ", ".join(f"b = {b}: {100 * v:+.1f}%" for b, v in med.items())
     verdict = "reproduced" if err <= 0.03 else ("partly" if err <= 0.06 else "not-reproduced")
-    return Outcome(verdict, f"median |relative error| against Theorem 1: {100 * err:.1f}%",
-                   "Criterion: median within 3% of Theorem 1 (partly: 6%).", {"median_rel_error": err}, [fig],
-                   {"sweep": df[["series", "N", "normalized_throughput", "theorem1"]]})
+    at10 = multi[multi["N"] == multi["N"].max()]
+    measured = (f"median |relative error| against Theorem 1 over N ≥ 2 and every buffer: {100 * err:.1f}% "
+                f"(median signed error {per_b}); N = {int(at10['N'].iloc[0])}: "
+                + ", ".join(f"b = {r.buffer}: {r.normalized_throughput:.3f}" for r in at10.itertuples())
+                + f" vs {float(thm1(int(at10['N'].iloc[0]))):.3f}.")
+    note = ("RED as ns-2 2.35 runs it (the packet engine's RED agrees with ns-2's on these runs, "
+            "tests/test_queues_ns2.py). With paper C's thresholds (0.6 b and 0.8 b) and the slow average "
+            "(weight 0.001 ≈ 0.8 s at 1250 packets/s), a small buffer fills before the average crosses the "
+            "minimum threshold, so most drops are overflow drops and RED acts much like DropTail; with b = 100 "
+            "early drops dominate. The paper's Fig. 10 buffers are not recoverable from the text; the paper "
+            "states 'reasonable conformance'. Criterion: median |error| over N ≥ 2 within 3% (partly: 6%). "
+            + ("Durations: the paper's 2000 s, first 1000 s discarded." if ctx.mode == "full" else
+               "Durations: 300 s, first 100 s discarded (quick)."))
+    return Outcome(verdict, measured, note, {"median_abs_rel_error": err,
+                                             "median_rel_error_by_buffer": {int(k): float(v) for k, v in med.items()}},
+                   [fig], {"sweep": df[["series", "buffer", "N", "normalized_throughput", "theorem1", "rel_error",
+                                        "bottleneck_drops"]]})
+
+
+#: paper C's Fig. 11 series: (Th, b)
+DROPPER_SERIES = ((3, 100), (2, 100), (3, 30))
+DROPPER_TAU = "120ms"  # τ = 1 RTT ("a factor of the mean round-trip time")
 
 
 def check_c8(ctx: Context) -> Outcome:
-    return Outcome("not-reproduced", "not run",
-                   "needs RED/threshold-dropper (issue 5): the run (threshold-dropper with Th = 2, 3 and b = 30, "
-                   "100, rate-independent and largest-rate selection, immunity τ = 1 RTT, N = 1..15) is to be added "
-                   "here once the engine has the discipline and its parameter names are fixed.")
+    from tcplab.metrics import window_drop_correlation
+
+    ns = ctx.pick([2, 6], [1, 2, 3, 4, 6, 8, 10, 15], list(range(1, 16)))
+    series = ctx.pick(DROPPER_SERIES[:1], DROPPER_SERIES, DROPPER_SERIES)
+    frames = []
+    for sel in ("rate-independent", "largest-rate"):
+        for th, b in series:
+            s = dict(_sim_time(ctx))
+            s.update({"topology.bottleneck.buffer": b,
+                      "topology.bottleneck.threshold": {"threshold": th, "immunity": DROPPER_TAU, "selection": sel}})
+            d = ctx.sweep(f"c8-{sel}-th{th}-b{b}", DROPPER_SCENARIO, {"flows.sack.count": ns}, set=_nested(s))
+            frames.append(d.rename(columns={"flows.sack.count": "N"}).assign(
+                selection=sel, threshold=th, buffer=b, series=f"Th = {th}, b = {b}"))
+    df = pd.concat(frames, ignore_index=True)
+    df["theorem1"] = thm1(df["N"].to_numpy())
+    df["rel_error"] = (df["normalized_throughput"] - df["theorem1"]) / df["theorem1"]
+
+    plt = _plt()
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.9), sharey=True)
+    for ax, sel in zip(axes, ("rate-independent", "largest-rate")):
+        _vs_n_figure(ctx, df[df["selection"] == sel], f"Fig. 11: threshold-dropper, {sel}", None, "series", ax=ax)
+    fig.tight_layout()
+    figs = [ctx.save_figure(fig, "c8-threshold-dropper-vs-n")]
+
+    # Fig. 12: windows of N = 10 connections (Th = 3, b = 100), and their sum
+    t = _sim_time(ctx)
+    t0 = float(pd.to_timedelta(t["warmup"]).total_seconds())
+    t1 = float(pd.to_timedelta(t["duration"]).total_seconds())
+    n_sync = 10
+    r = ctx.run(DROPPER_SCENARIO, [f"flows.sack.count={n_sync}", f"duration={t['duration']}", f"warmup={t['warmup']}",
+                                   f"topology.bottleneck.threshold.immunity={DROPPER_TAU}"], trace=("cwnd", "drops"))
+    tcp = r.traces["tcp"]
+    corr = window_drop_correlation(tcp, RTT, t0, t1)
+    drops = r.traces["drops"]
+    drops = drops[(drops["link"] == 0) & (drops["t"] > t0)]
+    fig, (a1, a2) = plt.subplots(2, 1, figsize=(6.4, 5.6), sharex=True)
+    w = tcp[(tcp["t"] >= t0) & (tcp["t"] <= t0 + 30)]
+    for fid, d in w.groupby("flow"):
+        a1.step(d["t"], d["cwnd"], where="post", lw=0.7)
+    total = _sum_of_windows(w)
+    a2.plot(total.index, total.values, lw=0.9, color="k")
+    a1.set_ylabel("cwnd (packets)")
+    a2.set_ylabel("Σ cwnd (packets)")
+    a2.set_xlabel("time (s)")
+    a1.set_title(f"Fig. 12: N = {n_sync}, threshold-dropper (rate-independent, Th = 3, b = 100, τ = {DROPPER_TAU})",
+                 fontsize=9)
+    fig.tight_layout()
+    figs.append(ctx.save_figure(fig, "c8-windows"))
+
+    def series_ok(d, tol):
+        small = d[d["N"] <= 6]
+        return bool(small["rel_error"].abs().max() <= tol and d["rel_error"].min() >= -tol)
+
+    per_series = {}
+    for key, d in df.groupby("series", sort=False):
+        small = d[d["N"] <= 6]
+        per_series[key] = {"max_abs_rel_error_n_le_6": float(small["rel_error"].abs().max()),
+                           "min_rel_error": float(d["rel_error"].min()), "ok": series_ok(d, 0.03)}
+    piv = df.pivot_table(index=["series", "N"], columns="selection", values="normalized_throughput")
+    insens = float((piv["rate-independent"] - piv["largest-rate"]).abs().max())
+    main = "Th = 3, b = 100"
+    all_ok = all(v["ok"] for v in per_series.values()) and insens <= 0.03 and corr < 0.2
+    main_ok = per_series.get(main, {"ok": False})["ok"] and corr < 0.2
+    verdict = "reproduced" if all_ok else ("partly" if main_ok else "not-reproduced")
+    kinds = drops["cause"].astype(str).value_counts()
+    by_dropper = float(kinds.get("threshold", 0) / max(1, len(drops)))
+    big = df[df["N"] == df["N"].max()]
+    measured = ("; ".join(f"{k}: N ≤ 6 within {100 * v['max_abs_rel_error_n_le_6']:.1f}% of Theorem 1, lowest "
+                          f"{100 * v['min_rel_error']:+.1f}%" for k, v in per_series.items())
+                + f" (both policies); rate-independent vs largest-rate differ by ≤ {100 * insens:.1f}% of c; "
+                f"N = {int(big['N'].iloc[0])}: {float(big['normalized_throughput'].min()):.3f}–"
+                f"{float(big['normalized_throughput'].max()):.3f} (Theorem 1 {float(thm1(int(big['N'].iloc[0]))):.3f}). "
+                f"N = {n_sync}, Th = 3, b = 100: window-drop correlation {corr:.3f}, {100 * by_dropper:.0f}% of "
+                f"{len(drops)} drops by the dropper (the rest: full buffer).")
+    note = ("The dropper enforces ONE while it keeps up: one connection per congestion event, drops ≥ τ apart. "
+            "With Th = 3 throughput follows Theorem 1 while the queue depletes between events (small N) and "
+            "approaches the capacity for larger N, where the queue no longer depletes — as the paper reports "
+            "('for sufficiently large number of connections, the throughput is essentially equal to the link "
+            "capacity'). With one cut per τ = 1 RTT the dropper cannot keep up once N packets/RTT of growth exceed "
+            "one window halving (about N ≥ 10 here): the queue reaches the hard limit and overflow drops appear, "
+            "which with b = 30 pulls N = 10–15 a few percent below Theorem 1. With Th = 2 the threshold is crossed "
+            "by packet bursts before the link is full, so events come too early and N = 3–4 fall clearly below "
+            "Theorem 1 (the paper's Fig. 11 shows Th = 2 close to it; its numbers are not recoverable from the "
+            "text). Criterion per (Th, b) series: within 3% of Theorem 1 for N ≤ 6 and never more than 3% below it, "
+            "for both policies; policies within 3% of each other; window-drop correlation below 0.2 (no "
+            "synchronization; DropTail's is in C6). Reproduced if every series passes, partly if Th = 3, b = 100 "
+            "does. Our reading of the dropper (net/queue.rs): rate-independent selects a connection uniformly, "
+            "largest-rate the largest window, and its next packet above Th is dropped; "
+            f"τ = {DROPPER_TAU} (1 RTT; the paper says 'a factor of the mean round-trip time'; 2 RTT puts N = 3–6 "
+            "2–3% above Theorem 1).")
+    return Outcome(verdict, measured, note,
+                   {"series": per_series, "policy_difference": insens, "window_drop_correlation": corr,
+                    "share_of_drops_by_dropper": by_dropper},
+                   figs, {"sweep": df[["selection", "series", "threshold", "buffer", "N", "normalized_throughput",
+                                       "theorem1", "rel_error"]]})
 
 
 def _nested(flat: dict) -> dict:
@@ -449,42 +573,64 @@ def check_c9(ctx: Context) -> Outcome:
     t = _sim_time(ctx)
     t0 = float(pd.to_timedelta(t["warmup"]).total_seconds())
     t1 = float(pd.to_timedelta(t["duration"]).total_seconds())
-    buffers = ctx.pick([5, 20], [5, 10, 15, 20], [5, 10, 15, 20])
+    # Fig. 13's buffers for both; RED with paper C's thresholds drops nothing early on buffers
+    # that small (it is DropTail there), so the RED row adds buffers where it acts
+    buffers = {"DropTail": ctx.pick([5, 20], [5, 10, 15, 20], [5, 10, 15, 20]),
+               "RED": ctx.pick([5, 100], [5, 20, 50, 100], [5, 10, 15, 20, 50, 100])}
+    queues = {"DropTail": [], "RED": ["topology.bottleneck.queue=red", "topology.bottleneck.red.preset=paper-c"]}
     plt = _plt()
-    fig, axes = plt.subplots(1, len(buffers), figsize=(2.6 * len(buffers), 3.2), sharey=True)
-    frames, slopes = [], {}
-    for ax, b in zip(np.atleast_1d(axes), buffers):
-        r = ctx.run(SCENARIO, ["flows.sack.count=10", f"topology.bottleneck.buffer={b}", f"duration={t['duration']}",
-                               f"warmup={t['warmup']}"], trace=("cwnd", "drops"))
-        drops = r.traces["drops"]
-        drops = drops[drops["link"] == 0]
-        pz = p_loss_given_window(r.traces["tcp"], drops, RTT, t0, t1)
-        pz = pz[pz["samples"] >= 30]
-        frames.append(pz.assign(buffer=b))
-        ax.plot(pz["w"], pz["p"], "o-", ms=3)
-        ax.set_title(f"DropTail, b = {b}", fontsize=9)
-        ax.set_xlabel("w (packets)")
-        if len(pz) >= 3:
-            slopes[b] = float(np.corrcoef(pz["w"], pz["p"])[0, 1])
-    np.atleast_1d(axes)[0].set_ylabel("P(z = 1 | w)")
-    fig.suptitle("Paper C, Fig. 13: empirical P(z = 1 | w), N = 10, bins of one RTT", fontsize=9)
+    cols = max(len(v) for v in buffers.values())
+    fig, axes = plt.subplots(2, cols, figsize=(2.6 * cols, 5.8), sharey=True, squeeze=False)
+    frames, slopes, early = [], {}, {}
+    for row, (qname, extra) in enumerate(queues.items()):
+        for ax, b in zip(axes[row], buffers[qname]):
+            r = ctx.run(SCENARIO, ["flows.sack.count=10", f"topology.bottleneck.buffer={b}",
+                                   f"duration={t['duration']}", f"warmup={t['warmup']}", *extra],
+                        trace=("cwnd", "drops"))
+            drops = r.traces["drops"]
+            drops = drops[drops["link"] == 0]
+            if qname == "RED":
+                d = drops[drops["t"] > t0]
+                early[b] = float((d["cause"].astype(str) == "red").mean()) if len(d) else 0.0
+            pz = p_loss_given_window(r.traces["tcp"], drops, RTT, t0, t1)
+            pz = pz[pz["samples"] >= 30]
+            frames.append(pz.assign(queue=qname, buffer=b))
+            ax.plot(pz["w"], pz["p"], "o-", ms=3, color="C0" if row == 0 else "C3")
+            ax.set_title(f"{qname}, b = {b}", fontsize=9)
+            if row == 1:
+                ax.set_xlabel("w (packets)")
+            if len(pz) >= 3:
+                slopes[(qname, b)] = float(np.corrcoef(pz["w"], pz["p"])[0, 1])
+        axes[row][0].set_ylabel("P(z = 1 | w)")
+    fig.suptitle("Paper C, Figs. 13 (DropTail) and 14 (RED): empirical P(z = 1 | w), N = 10, bins of one RTT",
+                 fontsize=9)
     fig.tight_layout()
     figs = [ctx.save_figure(fig, "c9-p-loss-given-window")]
-    rising = [b for b, s in slopes.items() if s > 0.5]
-    verdict = "partly" if len(rising) == len(buffers) else "not-reproduced"
+    rising = {q: [b for b in buffers[q] if slopes.get((q, b), float("nan")) > 0.5] for q in queues}
+    halves = [q for q in queues if len(rising[q]) == len(buffers[q])]
+    verdict = "reproduced" if len(halves) == 2 else ("partly" if halves else "not-reproduced")
     measured = ("correlation of P(z=1|w) with w (windows seen in ≥ 30 bins): "
-                + ", ".join(f"b = {b}: {s:+.2f}" for b, s in slopes.items()))
-    note = ("DropTail half: P(z = 1 | w) rises with w for every buffer (criterion: Pearson correlation > 0.5 over "
-            "the windows seen in at least 30 bins; bins of one RTT, the paper does not give its bin length). "
-            "The RED half (Fig. 14) needs RED/threshold-dropper (issue 5), so the verdict is at most partly until "
-            "that run is added.")
-    if len(rising) < len(buffers):
-        note = (f"P(z=1|w) does not rise clearly enough with w for b = {sorted(set(buffers) - set(rising))}: with "
-                "equal RTTs and no randomness after the start times the DropTail flows phase-lock (NS2-NOTES), so "
-                "only a few window sizes occur and P(z=1|w) is a comb of peaks — low at small w, high at some large "
-                "w, not monotone. Not tried yet: breaking the phase lock with send-time jitter (ns-2 `overhead_`). "
-                + note)
-    return Outcome(verdict, measured, note, {"correlation": slopes}, figs, {"p_loss_given_window": pd.concat(frames)})
+                + "; ".join(f"{q}: " + ", ".join(f"b = {b}: {slopes[(q, b)]:+.2f}" for b in buffers[q] if (q, b) in slopes)
+                            for q in queues)
+                + ". RED's early drops: " + ", ".join(f"b = {b}: {100 * v:.0f}%" for b, v in early.items()) + " of drops.")
+    note = ("Criterion: Pearson correlation > 0.5 over the windows seen in at least 30 bins, for every buffer, "
+            "under DropTail (Fig. 13) and under RED with paper C's settings (Fig. 14); bins of one RTT (the paper "
+            "does not give its bin length). The paper: 'some of the results suggest' that larger windows are more "
+            "likely to be hit.")
+    note += (" RED with paper C's thresholds (0.6 b, 0.8 b) and weight 0.001 makes no or almost no early drops "
+             "on Fig. 13's small buffers — the queue overflows before the slow average reaches 0.6 b, in ns-2 as "
+             "here — so there RED is DropTail and its P(z|w) is DropTail's; the RED row adds larger buffers where "
+             "RED's early drops dominate (the paper's Fig. 14 buffers are not recoverable from the text).")
+    for q in queues:
+        if len(rising[q]) < len(buffers[q]):
+            note += (f" {q}: P(z=1|w) does not rise clearly with w for b = "
+                     f"{sorted(set(buffers[q]) - set(rising[q]))}.")
+    if len(rising["DropTail"]) < len(buffers["DropTail"]):
+        note += (" With equal RTTs and no randomness after the start times the DropTail flows phase-lock "
+                 "(NS2-NOTES), so only a few window sizes occur and P(z=1|w) is a comb of peaks, not monotone.")
+    return Outcome(verdict, measured, note, {"correlation": {f"{q}-b{b}": v for (q, b), v in slopes.items()},
+                                             "red_early_share": early},
+                   figs, {"p_loss_given_window": pd.concat(frames)})
 
 
 # --- C10 -----------------------------------------------------------------------------------
@@ -561,6 +707,10 @@ PAPER = Paper(
         ("starts", "uniform in [0, 4] s, as the paper"),
         ("runs", "quick: 300 s, first 100 s discarded; full: the paper's 2000 s, first 1000 s discarded"),
         ("axes", "quick: N ∈ {1,2,3,4,6,8,10,12,15}, b ∈ {5,20,50,100}; full: N = 1..15, b ∈ {5,10,20,50,100,200}"),
+        ("RED (C7, C9)", "paper C's: thresholds 0.6 b and 0.8 b, max p 0.1, weight 0.001, wait; gentle, packet mode, "
+                         "mean packet size 500 (ns-2 2.35 defaults; `scenarios/c-red.toml`); quick b ∈ {20, 50, 100}"),
+        ("threshold-dropper (C8)", f"Th ∈ {{2, 3}}, b ∈ {{30, 100}} (the paper's series), τ = {DROPPER_TAU} (1 RTT), "
+                                   "rate-independent and largest-rate (`scenarios/c-threshold-dropper.toml`)"),
     ],
     claims=[
         Claim("C1", "Theorem 1: E[X]/c = 1 − 1/(1 + N(1+β)/(1−β)) for every ONE policy",
@@ -590,17 +740,21 @@ PAPER = Paper(
               "rises with b.", check_c6, "Figs. 7–9"),
         Claim("C7", "RED: close to Theorem 1",
               "RED (thresholds 0.6/0.8 of the buffer, max p 0.1, q weight 0.001, wait on): close to C1.",
-              "Median within 3% of Theorem 1 (partly: 6%).", check_c7, "Fig. 10", requires=("red",)),
+              "Median |relative error| against Theorem 1 over N ≥ 2 and the buffers within 3% (partly: 6%).",
+              check_c7, "Fig. 10", requires=("red",)),
         Claim("C8", "Threshold-dropper: close to Theorem 1, no synchronization",
               "Threshold-dropper (huge buffer, threshold Th, first arrival above Th dropped, its connection then "
               "immune for τ), rate-independent and largest-rate, Th = 2, 3, b = 30, 100: close to C1, no "
               "synchronization.",
-              "Within 3% of Theorem 1 for N ≤ 10 for both policies; window-drop correlation below 0.2.",
+              "Within 3% of Theorem 1 for N ≤ 6 and never more than 3% below it, for both policies and every "
+              "(Th, b); the two policies within 3% of each other; window-drop correlation (N = 10) below 0.2 "
+              "(partly: 6%). For larger N the paper itself finds throughput ≈ capacity.",
               check_c8, "Figs. 11, 12", requires=("threshold-dropper",)),
         Claim("C9", "P(z = 1 | w) rises with w",
               "Empirical P(z = 1 | w) with time bins: rises with w under DropTail and RED.",
-              "Pearson correlation of P(z=1|w) with w above 0.5 for every buffer; RED half pending.",
-              check_c9, "Figs. 13, 14"),
+              "Pearson correlation of P(z=1|w) with w above 0.5 for every buffer, under DropTail and under RED "
+              "(partly: one of the two).",
+              check_c9, "Figs. 13, 14", requires=("red",)),
         Claim("C10", "Congestion events: connections hit per event",
               "Loss events clumped into congestion events by a time threshold; distribution of the number of "
               "connections hit per event (on Internet paths a small fraction of N).",

@@ -244,12 +244,14 @@ impl Link {
             return Err(DropCause::Error);
         }
         let must_wait = self.busy_until > now;
-        if must_wait {
-            let w = self.waiting(now);
-            if !self.queue.admit(w) {
+        if let Queue::DropTail { limit } = self.queue {
+            if must_wait && self.waiting(now) >= limit as usize {
                 self.counters.drops += 1;
                 return Err(DropCause::Overflow);
             }
+        } else if let Err(cause) = self.managed_admit(pkt, now, must_wait) {
+            self.counters.drops += 1;
+            return Err(cause);
         }
         let tx = self.tx_time(pkt.size_bytes);
         let start = self.busy_until.max(now);
@@ -265,6 +267,35 @@ impl Link {
             None
         };
         Ok((end + self.delay_ns, wait))
+    }
+
+    /// RED and the threshold dropper see every arrival, including those to
+    /// an idle link (RED's average decays over idle time).
+    fn managed_admit(
+        &mut self,
+        pkt: &Packet,
+        now: SimTime,
+        must_wait: bool,
+    ) -> Result<(), DropCause> {
+        // (pops the packets that have started, so the deque is what waits)
+        let waiting = self.waiting(now);
+        match &mut self.queue {
+            Queue::DropTail { .. } => Ok(()),
+            Queue::Red(red) => {
+                let idle = if must_wait {
+                    None
+                } else {
+                    Some(now - self.busy_until)
+                };
+                let bytes = if red.counts_bytes() {
+                    self.waiting.iter().map(|w| w.1 as u64).sum()
+                } else {
+                    0
+                };
+                red.arrive(waiting, bytes, idle, pkt.size_bytes)
+            }
+            Queue::Threshold(t) => t.arrive(waiting, pkt.flow, now),
+        }
     }
 
     /// A packet arrives at `now` and stays on the link until it reaches the
@@ -329,7 +360,6 @@ impl Link {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::QueueKind;
 
     fn pkt(seq: u32) -> Packet {
         Packet::new(Kind::Data, 0, seq, 1000)
@@ -338,7 +368,7 @@ mod tests {
     #[test]
     fn packets_leave_at_line_rate_after_the_delay() {
         // 1 Mb/s: a 1000-byte packet takes 8 ms; delay 5 ms.
-        let mut l = Link::new(1e6, 5_000_000, Queue::new(QueueKind::DropTail, 10));
+        let mut l = Link::new(1e6, 5_000_000, Queue::droptail(10));
         assert!(matches!(
             l.arrive(pkt(0), 0),
             Admit::Admitted {
@@ -362,7 +392,7 @@ mod tests {
     #[test]
     fn droptail_buffer_counts_waiting_packets_only() {
         // Buffer 2: one in transmission plus two waiting are admitted; the fourth is dropped.
-        let mut l = Link::new(1e6, 0, Queue::new(QueueKind::DropTail, 2));
+        let mut l = Link::new(1e6, 0, Queue::droptail(2));
         for s in 0..3 {
             assert!(matches!(l.arrive(pkt(s), 0), Admit::Admitted { .. }));
         }
@@ -378,7 +408,7 @@ mod tests {
 
     #[test]
     fn zero_buffer_admits_only_into_an_idle_serializer() {
-        let mut l = Link::new(1e6, 0, Queue::new(QueueKind::DropTail, 0));
+        let mut l = Link::new(1e6, 0, Queue::droptail(0));
         assert!(matches!(l.arrive(pkt(0), 0), Admit::Admitted { .. }));
         assert!(matches!(l.arrive(pkt(1), 1), Admit::Dropped(_)));
         assert!(matches!(
@@ -492,7 +522,7 @@ mod tests {
 
     #[test]
     fn utilization_is_exact() {
-        let mut l = Link::new(1e6, 0, Queue::new(QueueKind::DropTail, 10));
+        let mut l = Link::new(1e6, 0, Queue::droptail(10));
         l.arrive(pkt(0), 0);
         l.arrive(pkt(1), 0);
         assert_eq!(l.busy_ns_until(4_000_000), 4_000_000);

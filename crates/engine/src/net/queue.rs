@@ -1,28 +1,357 @@
 //! Queue disciplines: which arrivals a link's buffer admits. The link keeps
-//! the packets (a FIFO); a discipline only decides. RED and the threshold
-//! dropper of paper C join here as further variants.
+//! the packets (a FIFO); a discipline only decides.
+//!
+//! * DropTail: a hard limit on waiting packets (the hot path: one compare).
+//! * RED with ns-2 2.35's semantics (`queue/red.cc`), see [`Red`].
+//! * Paper C's threshold dropper, see [`ThresholdDropper`].
 
-use crate::scenario::QueueKind;
+use super::link::DropCause;
+use crate::rng::Rng;
+use crate::scenario::{LinkSpec, QueueKind, RedMode, RedParams, Selection, ThresholdSpec};
+use crate::time::{secs, SimTime};
+use std::collections::BTreeMap;
 
 #[derive(Clone, Debug)]
 pub enum Queue {
     /// Admit while fewer than `limit` packets wait (the one in transmission
     /// is not counted; ns-2's `queue-limit` is `limit + 1`).
-    DropTail { limit: u32 },
+    DropTail {
+        limit: u32,
+    },
+    Red(Box<Red>),
+    Threshold(Box<ThresholdDropper>),
 }
 
 impl Queue {
-    pub fn new(kind: QueueKind, buffer: u32) -> Self {
-        match kind {
-            QueueKind::DropTail => Queue::DropTail { limit: buffer },
+    pub fn droptail(limit: u32) -> Self {
+        Queue::DropTail { limit }
+    }
+
+    /// The discipline a resolved link asks for; `rng` is its own stream.
+    pub fn from_spec(l: &LinkSpec, rng: Rng) -> Self {
+        match l.queue {
+            QueueKind::DropTail => Queue::droptail(l.buffer),
+            QueueKind::Red => {
+                let p = l
+                    .red
+                    .clone()
+                    .unwrap_or_default()
+                    .params(l.rate.0, l.delay.0, l.buffer);
+                Queue::Red(Box::new(Red::new(&p, l.rate.0, l.buffer, rng)))
+            }
+            QueueKind::Threshold => Queue::Threshold(Box::new(ThresholdDropper::new(
+                l.threshold
+                    .as_ref()
+                    .expect("validated: queue = threshold has its table"),
+                l.buffer,
+                rng,
+            ))),
         }
     }
 
-    /// Admit an arrival that must wait, given how many packets wait already.
+    /// Does the threshold dropper wait for the simulator to pick a victim?
     #[inline]
-    pub fn admit(&mut self, waiting: usize) -> bool {
-        match self {
-            Queue::DropTail { limit } => waiting < *limit as usize,
+    pub fn wants_victim(&self) -> bool {
+        matches!(self, Queue::Threshold(t) if t.wants_victim)
+    }
+}
+
+/// Random Early Detection as ns-2 2.35 runs it (`REDQueue::enque`), with
+/// ns-2's defaults for what the scenario does not set: `use_mark_p_` true
+/// and `setbit_` false (so an average above max_thresh drops through the
+/// early-drop path, as ns-2 does by default), `drop_tail_` (the arrival is
+/// the victim), not adaptive, not cautious.
+///
+/// Queue lengths are what ns-2's `q_->length()` sees: packets (or bytes)
+/// waiting, not the one in transmission, before this arrival.
+#[derive(Clone, Debug)]
+pub struct Red {
+    /// Thresholds and hard limit in queue units (packets, or bytes).
+    th_min: f64,
+    th_max: f64,
+    limit: f64,
+    max_p: f64,
+    q_w: f64,
+    wait: bool,
+    gentle: bool,
+    bytes: bool,
+    mean_pktsize: f64,
+    /// ns-2 `ptc`: the link's rate in mean-size packets per second.
+    ptc: f64,
+    v_a: f64,
+    v_b: f64,
+    v_c: f64,
+    v_d: f64,
+    /// The average queue (ns-2 `v_ave`).
+    pub ave: f64,
+    /// Arrivals since the last drop (ns-2 `count`, `count_bytes`).
+    count: i64,
+    count_bytes: i64,
+    /// The average was above min_thresh with a queue at the last arrival (ns-2 `old`).
+    old: bool,
+    rng: Rng,
+}
+
+impl Red {
+    /// RED for a link of `rate_bps` whose buffer holds `buffer` waiting packets.
+    pub fn new(p: &RedParams, rate_bps: f64, buffer: u32, rng: Rng) -> Self {
+        let bytes = p.mode == RedMode::Byte;
+        let mean = p.mean_packet_size as f64;
+        let unit = if bytes { mean } else { 1.0 };
+        let (th_min, th_max) = (p.min_thresh * unit, p.max_thresh * unit);
+        // red.cc reset(): the linear pieces of the drop probability
+        let th_diff = if th_max == th_min {
+            1.0
+        } else {
+            th_max - th_min
+        };
+        Red {
+            th_min,
+            th_max,
+            limit: buffer as f64 * unit,
+            max_p: p.max_p,
+            q_w: p.weight,
+            wait: p.wait,
+            gentle: p.gentle,
+            bytes,
+            mean_pktsize: mean,
+            ptc: rate_bps / (8.0 * mean),
+            v_a: 1.0 / th_diff,
+            v_b: -th_min / th_diff,
+            v_c: (1.0 - p.max_p) / th_max,
+            v_d: 2.0 * p.max_p - 1.0,
+            ave: 0.0,
+            count: 0,
+            count_bytes: 0,
+            old: false,
+            rng,
         }
+    }
+
+    /// Is the queue measured in bytes?
+    pub fn counts_bytes(&self) -> bool {
+        self.bytes
+    }
+
+    /// The average after an arrival that sees `q` (queue units) waiting,
+    /// `idle_ns` after the queue went idle (0 if it is not idle): ns-2
+    /// pretends m = ⌊ptc · idle⌋ packets arrived to an empty queue meanwhile
+    /// (`enque`, `estimator`): ave ← ave·(1−w)^(m+1) + w·q.
+    #[inline]
+    pub fn update_average(&mut self, q: f64, idle_ns: Option<SimTime>) {
+        let decay = match idle_ns {
+            None => 1.0 - self.q_w,
+            Some(d) => {
+                let m = (self.ptc * secs(d)) as i64;
+                (1.0 - self.q_w).powf((m + 1) as f64)
+            }
+        };
+        self.ave = self.ave * decay + self.q_w * q;
+    }
+
+    /// The drop probability for the current average, before the count
+    /// correction (`calculate_p_new`).
+    pub fn base_p(&self) -> f64 {
+        let v = self.ave;
+        let p = if self.gentle && v >= self.th_max {
+            self.v_c * v + self.v_d
+        } else if !self.gentle && v >= self.th_max {
+            1.0
+        } else {
+            (self.v_a * v + self.v_b) * self.max_p
+        };
+        p.min(1.0)
+    }
+
+    /// The count correction (`modify_p`): with `wait`, no drop until 1/p
+    /// arrivals since the last one, then p/(2 − count·p) (inter-drop gaps
+    /// uniform on [1/p, 2/p]); without, p/(1 − count·p) (uniform on [1, 1/p]).
+    pub fn modify_p(&self, p: f64, size: u32) -> f64 {
+        let count1 = if self.bytes {
+            // integer division, as ns-2
+            (self.count_bytes / self.mean_pktsize as i64) as f64
+        } else {
+            self.count as f64
+        };
+        let mut p = if self.wait {
+            if count1 * p < 1.0 {
+                0.0
+            } else if count1 * p < 2.0 {
+                p / (2.0 - count1 * p)
+            } else {
+                1.0
+            }
+        } else if count1 * p < 1.0 {
+            p / (1.0 - count1 * p)
+        } else {
+            1.0
+        };
+        if self.bytes && p < 1.0 {
+            p = p * size as f64 / self.mean_pktsize;
+        }
+        p.min(1.0)
+    }
+
+    /// An arrival of `size` bytes that finds `q_pkts` packets (`q_bytes`
+    /// bytes) waiting; `idle_ns` is Some(time since the link went idle) when
+    /// nothing is being sent. Err(Red) for an early drop, Err(Overflow) when
+    /// the hard limit is reached.
+    pub fn arrive(
+        &mut self,
+        q_pkts: usize,
+        q_bytes: u64,
+        idle_ns: Option<SimTime>,
+        size: u32,
+    ) -> Result<(), DropCause> {
+        let q = if self.bytes {
+            q_bytes as f64
+        } else {
+            q_pkts as f64
+        };
+        self.update_average(q, idle_ns);
+        self.count += 1;
+        self.count_bytes += size as i64;
+        let mut early = false;
+        if self.ave >= self.th_min && q_pkts > 1 {
+            // With use_mark_p_ (ns-2's default) there is no forced drop on
+            // the average: above max_thresh p is 1 in the early path.
+            if !self.old {
+                // The average just crossed min_thresh (or the queue just became non-empty).
+                self.count = 1;
+                self.count_bytes = size as i64;
+                self.old = true;
+            } else {
+                let p = self.modify_p(self.base_p(), size);
+                if self.rng.uniform() <= p {
+                    self.count = 0;
+                    self.count_bytes = 0;
+                    early = true;
+                }
+            }
+        } else {
+            self.old = false;
+        }
+        if q >= self.limit {
+            // forced drop of the arrival (drop_tail_); ns-2 resets the count (not ns1_compat_)
+            self.count = 0;
+            self.count_bytes = 0;
+            return Err(DropCause::Overflow);
+        }
+        if early {
+            Err(DropCause::Red)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// Paper C's threshold dropper (Sec. V.D), which enforces assumption ONE —
+/// one connection signalled per congestion event — in a packet simulation.
+///
+/// Our reading of the paper: from a time with at most Th packets queued, the
+/// first arrival that finds Th waiting (it would make Th + 1) starts a
+/// congestion event, and one connection is selected for it. With
+/// `first-arrival` the selected connection is the arriving packet's and that
+/// packet is dropped — the paper's literal wording, rate-proportional in
+/// effect (a connection's packets arrive in proportion to its rate). The
+/// paper's other policies choose by the loss policy (rate-independent: with
+/// fixed probabilities; largest-rate: the largest window); that choice needs
+/// the senders' state, so the simulator makes it ([`wants_victim`] is raised,
+/// the sim calls [`select`]): it stays selected for τ, and its first packet
+/// to arrive above the threshold in that time is dropped. If it sends none
+/// (a connection waiting out a retransmission timeout), the selection lapses
+/// and the next arrival above Th starts a new event. Nothing else is dropped
+/// while a connection is selected, nor for τ after a drop (by the threshold;
+/// the hard limit still applies). So drops are at least τ apart, each
+/// signals one connection, and no drop ever happens with fewer than Th
+/// packets waiting.
+///
+/// [`wants_victim`]: ThresholdDropper::wants_victim
+/// [`select`]: ThresholdDropper::select
+#[derive(Clone, Debug)]
+pub struct ThresholdDropper {
+    pub threshold: usize,
+    limit: usize,
+    immunity_ns: SimTime,
+    pub selection: Selection,
+    /// No new congestion event before this time.
+    until: SimTime,
+    /// The connection whose next arrival above the threshold is dropped.
+    victim: Option<u32>,
+    /// A congestion event started and the simulator must pick its connection.
+    pub wants_victim: bool,
+    /// Congestion events so far.
+    pub events: u64,
+    /// Selections whose connection sent nothing above Th while selected.
+    pub lapsed: u64,
+    /// Breaks ties and draws rate-independent choices.
+    pub rng: Rng,
+    /// Selection weights by flow group (rate-independent; default 1).
+    bias: BTreeMap<String, f64>,
+}
+
+impl ThresholdDropper {
+    pub fn new(spec: &ThresholdSpec, buffer: u32, rng: Rng) -> Self {
+        ThresholdDropper {
+            threshold: spec.threshold as usize,
+            limit: buffer as usize,
+            immunity_ns: spec.immunity.0,
+            selection: spec.selection,
+            until: 0,
+            victim: None,
+            wants_victim: false,
+            events: 0,
+            lapsed: 0,
+            rng,
+            bias: spec.bias.clone().unwrap_or_default(),
+        }
+    }
+
+    /// The selection weight of a flow of `group`.
+    pub fn weight(&self, group: &str) -> f64 {
+        self.bias.get(group).copied().unwrap_or(1.0)
+    }
+
+    /// An arrival of `flow` that finds `waiting` packets queued at `now`.
+    pub fn arrive(&mut self, waiting: usize, flow: u32, now: SimTime) -> Result<(), DropCause> {
+        if waiting >= self.limit {
+            return Err(DropCause::Overflow);
+        }
+        if waiting < self.threshold {
+            return Ok(());
+        }
+        if let Some(v) = self.victim {
+            if now < self.until {
+                // the event's connection is signalled by its first packet above Th
+                if v == flow {
+                    self.victim = None;
+                    self.until = now + self.immunity_ns;
+                    return Err(DropCause::Threshold);
+                }
+                return Ok(());
+            }
+            // it sent nothing above Th while selected: the selection lapses
+            self.victim = None;
+            self.lapsed += 1;
+        }
+        if now < self.until {
+            return Ok(());
+        }
+        // a new congestion event
+        self.events += 1;
+        if self.selection == Selection::FirstArrival {
+            self.until = now + self.immunity_ns;
+            return Err(DropCause::Threshold);
+        }
+        self.wants_victim = true;
+        Ok(())
+    }
+
+    /// The simulator's choice for the current congestion event (None: no
+    /// eligible connection).
+    pub fn select(&mut self, victim: Option<u32>, now: SimTime) {
+        self.wants_victim = false;
+        self.victim = victim;
+        self.until = now + self.immunity_ns;
     }
 }
