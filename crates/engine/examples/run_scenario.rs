@@ -1,12 +1,44 @@
 //! Run a resolved scenario (JSON file) and print the summary and wall time:
 //! `cargo run --release -p tcplab-engine --example run_scenario -- scenario.json`.
 //! Used for profiling the engine without Python in the way.
+//!
+//! With `--summary OUT.json` it also writes the run summary and a digest of
+//! every trace column (bench/check_identical.py compares these across builds).
+
+use tcplab_engine::record::Column;
+
+/// FNV-1a over the bits of a column: equal digests ⇔ (almost surely) equal traces.
+fn digest(col: &Column) -> (usize, u64) {
+    let mut h: u64 = 0xcbf29ce484222325;
+    let mut eat = |x: u64| {
+        for b in x.to_le_bytes() {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x100000001b3);
+        }
+    };
+    let n = match col {
+        Column::F64(v) => {
+            v.iter().for_each(|x| eat(x.to_bits()));
+            v.len()
+        }
+        Column::I64(v) => {
+            v.iter().for_each(|&x| eat(x as u64));
+            v.len()
+        }
+    };
+    (n, h)
+}
 
 fn main() {
-    let path = std::env::args()
-        .nth(1)
-        .expect("usage: run_scenario SCENARIO.json");
-    let text = std::fs::read_to_string(&path).expect("readable file");
+    let args: Vec<String> = std::env::args().collect();
+    let path = args
+        .get(1)
+        .expect("usage: run_scenario SCENARIO.json [--summary OUT.json]");
+    let summary_out = match args.get(2).map(String::as_str) {
+        Some("--summary") => Some(args.get(3).expect("--summary needs a file").clone()),
+        _ => None,
+    };
+    let text = std::fs::read_to_string(path).expect("readable file");
     let t0 = std::time::Instant::now();
     let (_, out) = tcplab_engine::sim::run_json(&text).expect("valid scenario");
     let wall = t0.elapsed().as_secs_f64();
@@ -17,4 +49,27 @@ fn main() {
         out.summary.events as f64 / wall / 1e6,
         wall * 1e9 / delivered as f64
     );
+    if let Some(file) = summary_out {
+        let traces: serde_json::Map<String, serde_json::Value> = out
+            .traces
+            .iter()
+            .map(|t| {
+                let cols: serde_json::Map<String, serde_json::Value> = t
+                    .columns
+                    .iter()
+                    .map(|(name, c)| {
+                        let (n, h) = digest(c);
+                        (
+                            name.to_string(),
+                            serde_json::json!([n, format!("{h:016x}")]),
+                        )
+                    })
+                    .collect();
+                (t.name.to_string(), serde_json::Value::Object(cols))
+            })
+            .collect();
+        let doc = serde_json::json!({ "summary": out.summary, "traces": traces });
+        std::fs::write(&file, serde_json::to_string_pretty(&doc).unwrap() + "\n")
+            .expect("writable summary file");
+    }
 }

@@ -5,6 +5,20 @@ use crate::net::link::DropCause;
 use crate::scenario::{TraceKind, TraceSpec};
 use crate::time::{secs, SimTime};
 
+/// With the `no-probes` feature every probe is compiled out (traces come out
+/// empty): a build to measure what the disabled probes of a normal build
+/// cost, nothing else (bench/NOTES.md).
+const PROBES_COMPILED_OUT: bool = cfg!(feature = "no-probes");
+
+/// Run a probe's recording out of line, so that in the simulator's hot code
+/// a probe is only its `Option` check (the pushes inlined there made the
+/// disabled probes cost ~5 % of all instructions, by crowding out inlining).
+#[cold]
+#[inline(never)]
+fn cold(f: impl FnOnce()) {
+    f()
+}
+
 /// One column of a trace table.
 pub enum Column {
     F64(Vec<f64>),
@@ -123,13 +137,18 @@ impl Recorder {
         inflight: i64,
         ack: i64,
     ) {
+        if PROBES_COMPILED_OUT {
+            return;
+        }
         if let Some(l) = &mut self.tcp {
-            l.t.push(secs(now));
-            l.flow.push(flow as i64);
-            l.cwnd.push(cwnd);
-            l.ssthresh.push(ssthresh as f64);
-            l.inflight.push(inflight);
-            l.ack.push(ack);
+            cold(|| {
+                l.t.push(secs(now));
+                l.flow.push(flow as i64);
+                l.cwnd.push(cwnd);
+                l.ssthresh.push(ssthresh as f64);
+                l.inflight.push(inflight);
+                l.ack.push(ack);
+            })
         }
     }
 
@@ -159,39 +178,59 @@ impl Recorder {
 
     #[inline]
     pub fn send(&mut self, now: SimTime, flow: u32, seq: u32, rtx: bool) {
+        if PROBES_COMPILED_OUT {
+            return;
+        }
         if let Some(l) = &mut self.sends {
-            l.t.push(secs(now));
-            l.flow.push(flow as i64);
-            l.seq.push(seq as i64);
-            l.rtx.push(rtx as i64);
+            cold(|| {
+                l.t.push(secs(now));
+                l.flow.push(flow as i64);
+                l.seq.push(seq as i64);
+                l.rtx.push(rtx as i64);
+            })
         }
     }
 
     #[inline]
     pub fn queue_wait(&mut self, now: SimTime, start: SimTime, link: u32, class: u8) {
+        if PROBES_COMPILED_OUT {
+            return;
+        }
         if let Some(q) = &mut self.queue {
-            q.events.push((now, link, class, 1));
-            q.events.push((start, link, class, -1));
+            cold(|| {
+                q.events.push((now, link, class, 1));
+                q.events.push((start, link, class, -1));
+            })
         }
     }
 
     #[inline]
     pub fn drop(&mut self, now: SimTime, link: u32, flow: u32, seq: u32, cause: DropCause) {
+        if PROBES_COMPILED_OUT {
+            return;
+        }
         if let Some(d) = &mut self.drops {
-            d.t.push(secs(now));
-            d.link.push(link as i64);
-            d.flow.push(flow as i64);
-            d.seq.push(seq as i64);
-            d.cause.push(cause as i64);
+            cold(|| {
+                d.t.push(secs(now));
+                d.link.push(link as i64);
+                d.flow.push(flow as i64);
+                d.seq.push(seq as i64);
+                d.cause.push(cause as i64);
+            })
         }
     }
 
     #[inline]
     pub fn udp_delivered(&mut self, now: SimTime, flow: u32, seq: u32) {
+        if PROBES_COMPILED_OUT {
+            return;
+        }
         if let Some(l) = &mut self.udp {
-            l.t.push(secs(now));
-            l.flow.push(flow as i64);
-            l.seq.push(seq as i64);
+            cold(|| {
+                l.t.push(secs(now));
+                l.flow.push(flow as i64);
+                l.seq.push(seq as i64);
+            })
         }
     }
 

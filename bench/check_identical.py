@@ -1,0 +1,137 @@
+"""Check that an engine change leaves results bit-identical.
+
+Runs a fixed set of scenarios through the compiled engine (the `run_scenario`
+example, no Python bindings needed) and records, per scenario, the whole run
+summary (per-flow delivered packets and bytes, drops, retransmissions, timeouts,
+per-link counters, ...) and a digest of every trace column. Record once from
+the baseline build, then compare after each optimization:
+
+    python3 bench/check_identical.py record /tmp/speed-baseline.json
+    python3 bench/check_identical.py compare /tmp/speed-baseline.json
+
+The set: the three bench scenarios and every scenarios/*.toml at full length,
+plus variants that reach code the others do not (NewReno, Tahoe on the SACK
+case, delayed acks with a SYN, and runs with every trace series on, sampled and
+on every change). The event count is reported but may differ (it is a cost,
+not a result); everything else must be equal.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+import tempfile
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "target" / "release" / "examples" / "run_scenario"
+ALL_TRACES = ["cwnd", "inflight", "seq", "queue", "drops", "udp"]
+
+
+def _set(d: dict, path: str, value) -> None:
+    *head, last = path.split(".")
+    for part in head:
+        d = d.setdefault(part, {})
+    d[last] = value
+
+
+def cases() -> list[tuple[str, dict]]:
+    out = []
+    for f in sorted((ROOT / "bench" / "scenarios").glob("*.toml")):
+        out.append((f"bench/{f.stem}", tomllib.loads(f.read_text())))
+    for f in sorted((ROOT / "scenarios").glob("*.toml")):
+        out.append((f"scenarios/{f.stem}", tomllib.loads(f.read_text())))
+    base = {name: sc for name, sc in out}
+    variants = [
+        ("b+newreno", "bench/b_sack10_10mbps", {"flows.sack.variant": "newreno"}),
+        ("b+tahoe", "bench/b_sack10_10mbps", {"flows.sack.variant": "tahoe"}),
+        ("c+delack+syn", "bench/c_reno100_100mbps",
+         {"duration": "30s", "flows.reno.delayed_ack": True, "flows.reno.syn": True}),
+        ("sack+delack+syn", "scenarios/c-parallel-sack",
+         {"duration": "200s", "flows.sack.delayed_ack": True, "flows.sack.syn": True}),
+        ("a-sine+traces", "scenarios/a-sine-background",
+         {"duration": "200s", "trace.series": ALL_TRACES}),
+        ("sack+traces-sampled", "scenarios/c-parallel-sack",
+         {"duration": "100s", "trace.series": ALL_TRACES, "trace.interval": "0.1s"}),
+        ("b-per+traces", "scenarios/b-wireless-per",
+         {"duration": "20s", "trace.series": ALL_TRACES}),
+    ]
+    for name, src, sets in variants:
+        sc = copy.deepcopy(base[src])
+        for k, v in sets.items():
+            _set(sc, k, v)
+        out.append((name, sc))
+    return out
+
+
+def build() -> None:
+    subprocess.run(["cargo", "build", "--release", "-q", "-p", "tcplab-engine",
+                    "--example", "run_scenario"], cwd=ROOT, check=True)
+
+
+def run_all(only: set[str] | None = None) -> dict:
+    build()
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, sc in cases():
+            if only and name not in only:
+                continue
+            src = Path(tmp) / "sc.json"
+            dst = Path(tmp) / "out.json"
+            src.write_text(json.dumps(sc))
+            subprocess.run([str(EXAMPLE), str(src), "--summary", str(dst)], check=True,
+                           stdout=subprocess.DEVNULL)
+            results[name] = json.loads(dst.read_text())
+            print(f"  ran {name}", file=sys.stderr, flush=True)
+    return results
+
+
+def compare(base: dict, new: dict) -> list[str]:
+    problems = []
+    for name, b in base.items():
+        n = new.get(name)
+        if n is None:
+            problems.append(f"{name}: missing")
+            continue
+        be, ne = b["summary"].pop("events"), n["summary"].pop("events")
+        if b != n:
+            for key in ("flows", "links"):
+                for i, (x, y) in enumerate(zip(b["summary"][key], n["summary"][key])):
+                    if x != y:
+                        diff = {k: (x[k], y.get(k)) for k in x if x[k] != y.get(k)}
+                        problems.append(f"{name}: {key}[{i}] differs: {diff}")
+                        break
+            if b["traces"] != n["traces"]:
+                problems.append(f"{name}: traces differ")
+            if not problems or not problems[-1].startswith(name):
+                problems.append(f"{name}: summary differs")
+        else:
+            note = "" if be == ne else f" (events {be} -> {ne})"
+            print(f"  identical: {name}{note}")
+    return problems
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) < 2 or argv[0] not in ("record", "compare"):
+        print(__doc__)
+        return 2
+    only = set(argv[2:]) or None
+    if argv[0] == "record":
+        Path(argv[1]).write_text(json.dumps(run_all(only), indent=1) + "\n")
+        print(f"recorded {argv[1]}")
+        return 0
+    base = json.loads(Path(argv[1]).read_text())
+    if only:
+        base = {k: v for k, v in base.items() if k in only}
+    problems = compare(base, run_all(set(base)))
+    for p in problems:
+        print("DIFFERENT:", p)
+    print("all identical" if not problems else f"{len(problems)} scenario(s) differ")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
