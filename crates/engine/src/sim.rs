@@ -137,7 +137,7 @@ pub struct Sim {
 
 /// One direction of a duplex link; errors apply to the forward direction
 /// only, drawn from the link's own stream (its index).
-fn make_link(l: &LinkSpec, forward: bool, seed: u64, index: usize) -> Link {
+pub fn make_link(l: &LinkSpec, forward: bool, seed: u64, index: usize) -> Link {
     let mut link = Link::new(l.rate.0, l.delay.0, Queue::new(l.queue, l.buffer));
     if let (true, Some(e)) = (forward, l.errors) {
         if e.per > 0.0 {
