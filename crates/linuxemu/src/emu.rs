@@ -481,3 +481,50 @@ pub fn run(cfg: EmuConfig, wait_go: impl FnOnce() -> u64) -> Result<(), String> 
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An IPv4/TCP header (20 + 20 bytes) from `sport` to `dport` with sequence `seq`.
+    fn tcp_packet(sport: u16, dport: u16, seq: u32) -> Vec<u8> {
+        let mut b = vec![0u8; 40];
+        b[0] = 0x45;
+        b[9] = 6;
+        b[20..22].copy_from_slice(&sport.to_be_bytes());
+        b[22..24].copy_from_slice(&dport.to_be_bytes());
+        b[24..28].copy_from_slice(&seq.to_be_bytes());
+        b
+    }
+
+    #[test]
+    fn flows_are_told_apart_by_port() {
+        let data = tcp_packet(40003, 5001, 77);
+        assert_eq!(tcp_flow(&data, true, 40000, 10), Some((3, 77)));
+        let ack = tcp_packet(5001, 40003, 9);
+        assert_eq!(tcp_flow(&ack, false, 40000, 10), Some((3, 9)));
+        // out of range, below the base, not TCP, not IPv4
+        assert_eq!(tcp_flow(&tcp_packet(40010, 5001, 0), true, 40000, 10), None);
+        assert_eq!(tcp_flow(&tcp_packet(1234, 5001, 0), true, 40000, 10), None);
+        let mut udp = tcp_packet(40001, 5001, 0);
+        udp[9] = 17;
+        assert_eq!(tcp_flow(&udp, true, 40000, 10), None);
+        let mut v6 = tcp_packet(40001, 5001, 0);
+        v6[0] = 0x60;
+        assert_eq!(tcp_flow(&v6, true, 40000, 10), None);
+    }
+
+    #[test]
+    fn lateness_quantiles_are_bucket_bounds() {
+        let mut l = Lateness::default();
+        for _ in 0..98 {
+            l.add(500); // < 1 µs
+        }
+        l.add(3_000); // 3 µs: bucket [2, 4)
+        l.add(1_500_000); // 1.5 ms: bucket [1024, 2048)
+        assert_eq!(l.quantile_us(0.5), 1);
+        assert_eq!(l.quantile_us(0.99), 4);
+        assert_eq!(l.quantile_us(1.0), 2048);
+        assert_eq!(l.max_ns, 1_500_000);
+    }
+}
