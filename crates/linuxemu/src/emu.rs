@@ -263,6 +263,10 @@ pub fn run(cfg: EmuConfig, wait_go: impl FnOnce() -> u64) -> Result<(), String> 
     let mut other = [0u64; 2];
     let mut late = Lateness::default();
     let mut drops = DropLog::default();
+    // Diagnostics: packets read from a device per wake-up, and each real
+    // drop's position in its batch (bursts that arrive together).
+    let mut batches = [[0u64; 32]; 2];
+    let mut drop_batch: Vec<u32> = Vec::new();
     for u in udps.iter_mut() {
         u.advance(&mut flows, &mut drops);
     }
@@ -299,6 +303,7 @@ pub fn run(cfg: EmuConfig, wait_go: impl FnOnce() -> u64) -> Result<(), String> 
         }
         // 2. Real packets from both TUN devices.
         for dir in 0..2 {
+            let mut batch = 0usize;
             loop {
                 let slot = slab.take();
                 let buf = &mut slab.bufs[slot as usize];
@@ -318,6 +323,7 @@ pub fn run(cfg: EmuConfig, wait_go: impl FnOnce() -> u64) -> Result<(), String> 
                     continue;
                 }
                 now = now_model();
+                batch += 1;
                 let fl = tcp_flow(buf, dir == 0, cfg.port_base, n_flows);
                 let (flow, seq) = fl.unwrap_or((u32::MAX, 0));
                 if dir == 0 {
@@ -348,7 +354,11 @@ pub fn run(cfg: EmuConfig, wait_go: impl FnOnce() -> u64) -> Result<(), String> 
                         _ => seq as i64,
                     };
                     drops.push(now, dir as i64, flow, rel, cause);
+                    drop_batch.push(batch as u32);
                 }
+            }
+            if batch > 0 {
+                batches[dir][batch.min(31)] += 1;
             }
         }
         // 3. Deliveries due by now.
@@ -471,6 +481,8 @@ pub fn run(cfg: EmuConfig, wait_go: impl FnOnce() -> u64) -> Result<(), String> 
             "late_p999_us_max": late.quantile_us(0.999),
             "late_max_us": late.max_ns as f64 / 1e3,
             "late_hist_log2_us": late.hist.to_vec(),
+            "read_batch_hist": [batches[0].to_vec(), batches[1].to_vec()],
+            "drop_batch_position": drop_batch,
         },
         "other_packets": other,
     });

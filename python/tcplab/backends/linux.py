@@ -246,8 +246,9 @@ def _sysctls(opts: dict) -> dict:
         "net.ipv4.tcp_no_metrics_save": 1,
         # no cwnd reset after idle (flows are greedy; a stall would otherwise restart slow start)
         "net.ipv4.tcp_slow_start_after_idle": 0,
-        # buffers large enough that no flow is limited by them (100 Mb/s × 1 s)
-        "net.ipv4.tcp_rmem": "4096 131072 16777216",
+        # buffers large enough that no flow is limited by them (100 Mb/s × 1 s), and a
+        # receive window that starts large (no autotuning bursts when it opens)
+        "net.ipv4.tcp_rmem": "4096 4194304 16777216",
         "net.ipv4.tcp_wmem": "4096 65536 16777216",
         "net.core.rmem_max": 16777216,
         "net.core.wmem_max": 16777216,
@@ -488,6 +489,16 @@ def _result(sc: dict, plan: dict, emu: dict, recv: dict, send: dict) -> dict:
         })
     from tcplab.scenario import _core
 
+    timing = dict(emu["timing"])
+    # A delivery later than a bottleneck packet time batches packets that the
+    # model spaced out (a burst a small buffer may not absorb): say so.
+    tx_us = plan["mtu"] * 8 / parse_rate(sc["topology"]["bottleneck"]["rate"]) * 1e6
+    if timing["late_p99_us_max"] > tx_us:
+        timing["warning"] = (f"1% of deliveries were up to {timing['late_p99_us_max']} µs late, more than one "
+                             f"bottleneck packet time ({tx_us:.0f} µs): the machine was too busy for exact timing")
+    elif timing["late_max_us"] > 10 * tx_us:
+        timing["warning"] = (f"the latest delivery was {timing['late_max_us'] / 1e3:.1f} ms late "
+                             f"({timing['late_max_us'] / tx_us:.0f} packet times): expect occasional bursts")
     return {
         "engine": "linux",
         "engine_version": f"Linux {_kernel_version()} + tcplab-emu {_core().ENGINE_VERSION}",
@@ -498,6 +509,6 @@ def _result(sc: dict, plan: dict, emu: dict, recv: dict, send: dict) -> dict:
         "links": emu["links"],
         "traces": traces,
         "linux": {"profile": plan["profile"], **plan["opts"], "sysctls": _sysctls(plan["opts"]),
-                  "emulator": emu["timing"], "sender_priority": send["realtime"],
+                  "emulator": timing, "sender_priority": send["realtime"],
                   "receiver_priority": recv["realtime"], "other_packets": emu["other_packets"]},
     }
