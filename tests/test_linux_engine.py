@@ -149,3 +149,15 @@ def test_the_peak_finder_sees_each_recovery_once():
     tcp = pd.DataFrame({"t": np.arange(8.0), "cwnd": [10, 11, 12, 12, 6, 7, 8, 4],
                         "ca_state": [0, 0, 0, 3, 3, 0, 0, 4]})
     assert sawtooth_peaks(tcp, 0.0) == [12.0, 8.0]
+
+
+def test_congestion_control_per_group():
+    from tcplab.scenario import load_scenario
+
+    sc = smoke(flows={"a": {"kind": "tcp"}, "b": {"kind": "tcp", "count": 2}},
+               linux={"cc": "reno", "group_cc": {"b": "cubic"}})
+    plan = linux._plan(load_scenario(sc))
+    assert [(f["group"], f["cc"]) for f in plan["tcp"]] == [("a", "reno"), ("b", "cubic"), ("b", "cubic")]
+    sc["linux"]["group_cc"] = {"c": "bbr"}
+    with pytest.raises(UserError, match=r"linux\.group_cc\.c"):
+        linux._plan(load_scenario(sc))

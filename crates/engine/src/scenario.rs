@@ -80,6 +80,9 @@ pub struct LinuxSpec {
     /// Congestion control of every TCP flow: "reno" (default), "cubic", "bbr", ...
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cc: Option<String>,
+    /// Per TCP group, a congestion control other than `cc` (`[linux.group_cc] bulk = "cubic"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_cc: Option<BTreeMap<String, String>>,
     /// net.ipv4.tcp_sack
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sack: Option<bool>,

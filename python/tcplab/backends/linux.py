@@ -173,8 +173,9 @@ def _plan(sc: dict) -> dict:
             start = parse_duration(g.get("start", 0))
             stop = parse_duration(g.get("stop", sc["duration"]))
             jitter = parse_duration(g.get("start_jitter", 0))
+            cc = (lx.get("group_cc") or {}).get(label, lx.get("cc", "reno"))
             for _ in range(int(g["count"])):
-                tcp.append({"id": fid, "group": label, "variant": g["variant"],
+                tcp.append({"id": fid, "group": label, "variant": g["variant"], "cc": cc,
                             "start_s": start + _jitter(sc, fid, jitter), "stop_s": stop,
                             "min_rto_s": parse_duration(g["min_rto"]),
                             "initial_cwnd": int(g["initial_cwnd"]),
@@ -184,11 +185,14 @@ def _plan(sc: dict) -> dict:
             for _ in range(int(g["count"])):
                 udp.append({"id": fid, "group": label})
                 fid += 1
+    for label in lx.get("group_cc") or {}:
+        if sc["flows"].get(label, {}).get("kind") != "tcp":
+            raise LinuxError(f"linux.group_cc.{label}: no TCP flow group {label!r} in flows")
     if not tcp:
         raise LinuxError("flows: the linux engine needs at least one TCP flow (UDP is emulated "
                          "inside the bottleneck; without TCP there is nothing real to run)")
-    if len(fid_ports := [f["id"] for f in tcp]) and max(fid_ports) > 20000:
-        raise LinuxError("flows: too many flows for the linux engine")
+    if max(f["id"] for f in tcp) >= 65536 - PORT_BASE:
+        raise LinuxError(f"flows: the linux engine numbers TCP flows by port; at most {65536 - PORT_BASE} flows")
     mtu = sizes.pop()
     if sizes:
         raise LinuxError("flows: every TCP group must have the same packet_size on the linux engine "
@@ -282,7 +286,7 @@ def cleanup_stale() -> list[str]:
     return removed
 
 
-def _read_ready(procs: dict, deadline: float) -> None:
+def _read_ready(procs: dict, deadline: float, wd: Path) -> None:
     sel = selectors.DefaultSelector()
     for name, p in procs.items():
         sel.register(p.stdout, selectors.EVENT_READ, name)
@@ -298,8 +302,9 @@ def _read_ready(procs: dict, deadline: float) -> None:
                 waiting.discard(name)
                 sel.unregister(key.fileobj)
             elif not line:
-                err = procs[name].stderr.read() if procs[name].stderr else ""
-                raise LinuxError(f"tcplab-emu {name} failed to start: {err.strip()}")
+                procs[name].wait(timeout=10)
+                err = (wd / f"{name}.err").read_text().strip()
+                raise LinuxError(f"tcplab-emu {name} failed to start: {err}")
     sel.close()
 
 
@@ -309,6 +314,13 @@ def run_linux(scenario: dict, *, workdir: str | None = None, keep: bool = False)
     if why:
         raise LinuxError(why)
     plan = _plan(scenario)
+    have = Path("/proc/sys/net/ipv4/tcp_available_congestion_control").read_text().split()
+    for f in plan["tcp"]:
+        if f["cc"] not in have:
+            where = f"linux.group_cc.{f['group']}" if f["group"] in (scenario.get("linux") or {}).get("group_cc", {}) \
+                else "linux.cc"
+            raise LinuxError(f"{where}: congestion control {f['cc']!r} is not available in this kernel "
+                             f"(it has {', '.join(have)})")
     emu = emulator_binary()
     cleanup_stale()
     with _counter_lock:
@@ -346,7 +358,7 @@ def run_linux(scenario: dict, *, workdir: str | None = None, keep: bool = False)
                                            stderr=open(wd / f"{name}.err", "w"), text=True)
 
         start("emulate", [emu, "emulate", str(wd / "emu-config.json")])
-        _read_ready({"emulate": procs["emulate"]}, time.monotonic() + 30)
+        _read_ready({"emulate": procs["emulate"]}, time.monotonic() + 30, wd)
         route_opts = []
         o = plan["opts"]
         if o["min_rto_s"] is not None:
@@ -364,14 +376,14 @@ def run_linux(scenario: dict, *, workdir: str | None = None, keep: bool = False)
                     "rt_prio": RT_PRIO - 1, "out": str(wd / "recv.json")}
         send_cfg = {"src": SND_ADDR, "dst": RCV_ADDR, "port": PORT, "port_base": PORT_BASE,
                     "flows": [{"id": f["id"], "start_ns": round(f["start_s"] * 1e9),
-                               "stop_ns": round(f["stop_s"] * 1e9), "cc": o["cc"]} for f in plan["tcp"]],
+                               "stop_ns": round(f["stop_s"] * 1e9), "cc": f["cc"]} for f in plan["tcp"]],
                     "sample_ns": round(plan["sample_s"] * 1e9), "end_ns": round(d * 1e9),
                     "rt_prio": RT_PRIO - 1, "out": str(wd / "send.json")}
         (wd / "recv-config.json").write_text(json.dumps(recv_cfg))
         (wd / "send-config.json").write_text(json.dumps(send_cfg))
         start("recv", ["ip", "netns", "exec", rcv, emu, "recv", str(wd / "recv-config.json")])
         start("send", ["ip", "netns", "exec", snd, emu, "send", str(wd / "send-config.json")])
-        _read_ready({k: procs[k] for k in ("recv", "send")}, time.monotonic() + 30)
+        _read_ready({k: procs[k] for k in ("recv", "send")}, time.monotonic() + 30, wd)
         t0 = time.clock_gettime_ns(time.CLOCK_MONOTONIC) + 100_000_000
         for p in procs.values():
             p.stdin.write(f"go {t0}\n")
@@ -447,7 +459,7 @@ def _result(sc: dict, plan: dict, emu: dict, recv: dict, send: dict) -> dict:
                     r0 = int(before["total_retrans"].iloc[-1]) if len(before) else 0
                     retrans = int(mine["total_retrans"].iloc[-1]) - r0
                 flows.append({
-                    "id": fid, "group": label, "kind": "tcp", "variant": plan["opts"]["cc"],
+                    "id": fid, "group": label, "kind": "tcp", "variant": tcp_ids[fid]["cc"],
                     "start_s": tcp_ids[fid]["start_s"],
                     # whole segments' worth of the payload the application received
                     "delivered_packets": int(got // mss) if mss else 0,
