@@ -16,7 +16,7 @@ from tcplab.scenario import apply_overrides, load_scenario
 
 __all__ = ["run", "ENGINES", "TRACE_SERIES"]
 
-ENGINES = ("packet", "ns2")
+ENGINES = ("packet", "ns2", "linux")
 TRACE_SERIES = ("cwnd", "inflight", "seq", "queue", "drops", "udp", "rtt")
 
 
@@ -55,6 +55,15 @@ def run(
         t0 = time.perf_counter()
         raw = run_ns2(sc)
         return Result.from_raw(raw, wall_s=time.perf_counter() - t0)
+    if engine == "linux":
+        from tcplab.backends.linux import run_linux
+
+        t0 = time.perf_counter()
+        raw = run_linux(sc)
+        res = Result.from_raw(raw, wall_s=time.perf_counter() - t0)
+        # how the kernel was configured and how exactly the emulator kept time
+        res.metrics["linux"] = raw["linux"]
+        return res
     raise UserError(f"--engine: unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
 
 

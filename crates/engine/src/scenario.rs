@@ -59,6 +59,64 @@ pub struct Scenario {
     pub measure: Measure,
     #[serde(default)]
     pub trace: TraceSpec,
+    /// Options of the real-Linux engine (`--engine linux`); the simulators
+    /// ignore them (they configure the kernel, not the network).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub linux: Option<LinuxSpec>,
+}
+
+/// How the `linux` engine configures the kernel's TCP (sysctls of the
+/// sender namespace, options of its route, the socket's congestion control).
+/// Unset fields keep the profile's value.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LinuxSpec {
+    /// "linux": the kernel's defaults (SACK, RACK/TLP, F-RTO, timestamps,
+    /// IW10, delayed acks); "ns2": as close to ns-2's agents as Linux goes
+    /// (SACK only for variant "sack", no RACK/TLP/F-RTO/timestamps, the
+    /// flow's initial_cwnd and min_rto, no delayed acks unless delayed_ack).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<LinuxProfile>,
+    /// Congestion control of every TCP flow: "reno" (default), "cubic", "bbr", ...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cc: Option<String>,
+    /// Per TCP group, a congestion control other than `cc` (`[linux.group_cc] bulk = "cubic"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_cc: Option<BTreeMap<String, String>>,
+    /// net.ipv4.tcp_sack
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sack: Option<bool>,
+    /// RACK loss detection (net.ipv4.tcp_recovery bit 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rack: Option<bool>,
+    /// Tail loss probes (net.ipv4.tcp_early_retrans 3 vs 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tlp: Option<bool>,
+    /// F-RTO (net.ipv4.tcp_frto).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frto: Option<bool>,
+    /// TCP timestamps (net.ipv4.tcp_timestamps; 12 bytes of every packet).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timestamps: Option<bool>,
+    /// Initial window, packets (route initcwnd).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_cwnd: Option<u32>,
+    /// Minimum RTO (route rto_min).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_rto: Option<Duration>,
+    /// Receiver acks every segment at once (route quickack).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quickack: Option<bool>,
+    /// TCP_INFO sampling interval when trace.interval is 0 (default 10 ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample_interval: Option<Duration>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum LinuxProfile {
+    Linux,
+    Ns2,
 }
 
 fn default_seed() -> u64 {

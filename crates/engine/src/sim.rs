@@ -148,7 +148,7 @@ pub struct Sim {
 /// only, drawn from the link's own stream (its index). Outages apply to both
 /// directions, with the schedule drawn from the forward direction's stream
 /// (`duplex` is that index), so the duplex link goes down as one.
-fn make_link(l: &LinkSpec, forward: bool, seed: u64, index: usize, duplex: usize) -> Link {
+pub fn make_link(l: &LinkSpec, forward: bool, seed: u64, index: usize, duplex: usize) -> Link {
     let queue = Queue::from_spec(l, Rng::stream(seed, stream::QUEUE, index as u64));
     let mut link = Link::new(l.rate.0, l.delay.0, queue);
     if let (true, Some(e)) = (forward, l.errors) {
@@ -872,7 +872,7 @@ fn victim_candidates(
 
 /// The UDP source of flow `id` of group `g` (its shape's and its jitter's
 /// random streams derive from the seed and the flow id).
-fn udp_source(sc: &Scenario, g: &crate::scenario::FlowGroup, id: u32) -> UdpSource {
+pub fn udp_source(sc: &Scenario, g: &crate::scenario::FlowGroup, id: u32) -> UdpSource {
     UdpSource::new(
         id,
         Shape::from_spec(g.rate.as_ref().expect("validated"), sc.seed, id),

@@ -85,9 +85,11 @@ TCP_CLASSES = {  # variant -> (sender class, sink class, delayed-ack sink class)
 TRACE_SERIES = ("cwnd", "inflight", "seq", "queue", "drops", "rtt")
 
 # Keys the export understands. A key outside these sets is refused rather than
-# ignored: an oracle that silently drops part of a scenario would lie.
+# ignored: an oracle that silently drops part of a scenario would lie. (`linux`
+# configures the kernel of the linux engine, not the network: it has no ns-2
+# meaning and is passed over.)
 _TOP_KEYS = {"name", "description", "seed", "duration", "warmup", "topology",
-             "flows", "measure", "trace"}
+             "flows", "measure", "trace", "linux"}
 _TOPOLOGY_KEYS = {"kind", "bottleneck", "access", "sink_access"}
 _LINK_KEYS = {"rate", "delay", "buffer", "queue", "errors", "outages", "red", "threshold"}
 _ERRORS_KEYS = {"model", "per", "p_gb", "p_bg", "per_good", "per_bad"}

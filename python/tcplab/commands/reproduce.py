@@ -28,8 +28,9 @@ def register(sub) -> None:
                       help="the papers' durations and axis resolution")
     mode.add_argument("--tiny", dest="mode", action="store_const", const="tiny", help=argparse.SUPPRESS)
     p.set_defaults(mode="quick")
-    p.add_argument("--engine", choices=("packet", "ns2"), default="packet",
-                   help="simulator for the packet-level claims (default: packet)")
+    p.add_argument("--engine", choices=("packet", "ns2", "linux"), default="packet",
+                   help="simulator for the packet-level claims (default: packet); linux runs only the "
+                        "claims measured on real TCP (C11), in real time, as root")
     p.add_argument("--out", metavar="DIR", default="reports", help="report directory (default: reports/)")
     p.add_argument("--jobs", type=int, metavar="N", help="sweep workers (default: every core)")
     p.set_defaults(func=main)

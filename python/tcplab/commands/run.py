@@ -66,6 +66,12 @@ def show(res, console: Console | None = None) -> None:
     if "bottleneck_utilization" in m:
         head.add_row("bottleneck", f"utilization {m['bottleneck_utilization']:.4f}, {m['bottleneck_drops']} drops"
                      + (f" (loss rate {m['bottleneck_loss_rate']:.2e})" if "bottleneck_loss_rate" in m else ""))
+    if "linux" in m:  # the linux engine: how exactly the emulator kept time
+        e = m["linux"]["emulator"]
+        head.add_row("emulator", f"deliveries late by {e['late_mean_us']:.0f} µs on average, 99% within "
+                     f"{e['late_p99_us_max']} µs, at most {e['late_max_us'] / 1e3:.2f} ms ({e['realtime']})")
+        if "warning" in e:
+            head.add_row("[yellow]warning[/yellow]", f"[yellow]{e['warning']}[/yellow]")
     if m.get("jain_index") == m.get("jain_index"):
         head.add_row("fairness", f"Jain's index {m['jain_index']:.4f} over TCP goodputs")
     c.print(head)

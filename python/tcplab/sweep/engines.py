@@ -21,6 +21,7 @@ from tcplab.errors import UserError
 DEFAULT_METRIC = {
     "packet": "normalized_throughput",
     "ns2": "normalized_throughput",
+    "linux": "normalized_throughput",
     "fluid": "mean_aggregate",
     "predict": "aimd-one",
 }
@@ -53,6 +54,18 @@ def engine_version(engine: str) -> str:
         return f"ns-2 {_package_version() or '?'} / tcplab {__version__}"
     if engine == "predict":
         return f"tcplab {__version__}"
+    if engine == "linux":
+        import platform
+
+        from tcplab.backends.linux import available
+
+        why = available()
+        if why:
+            raise UserError(f"engine linux: {why}")
+        # the kernel is the TCP under test; the emulator is the engine's link code
+        from tcplab.scenario import _core
+
+        return f"Linux {platform.release()} / tcplab-emu {_core().ENGINE_VERSION}"
     raise UserError(f"unknown engine {engine!r}")
 
 
@@ -66,7 +79,7 @@ def _fluid_defaults() -> dict:
 
 def prepare(engine: str, scenario: dict) -> dict:
     """The resolved scenario of a point (every default filled in); UserError if invalid."""
-    if engine in ("packet", "ns2", "predict"):
+    if engine in ("packet", "ns2", "predict", "linux"):
         from tcplab.scenario import resolve
 
         return resolve(scenario)
@@ -111,7 +124,7 @@ def flatten(metrics: dict, prefix: str = "") -> dict:
 
 
 def _metrics(engine: str, scenario: dict) -> dict:
-    if engine in ("packet", "ns2"):
+    if engine in ("packet", "ns2", "linux"):
         from tcplab.api import run
 
         return run(scenario, engine=engine).metrics

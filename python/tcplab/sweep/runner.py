@@ -162,6 +162,9 @@ def run_sweep(
             flush()
 
     tasks = ({"key": p.key, "engine": sweep.engine, "scenario": p.scenario} for p in runnable)
+    if sweep.engine == "linux":
+        # real time: two runs at once would share the CPUs (and the timing)
+        jobs = 1
     if executor == "local":
         results = executors.run_local(tasks, jobs, pool or executors.DEFAULT_POOL)
     elif executor == "ray":

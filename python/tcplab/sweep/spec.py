@@ -39,7 +39,7 @@ from tcplab.errors import UserError
 from tcplab.rng import _splitmix64
 from tcplab.units import _DURATION, _FREQ, _NUM, _RATE
 
-ENGINES = ("packet", "fluid", "ns2", "predict")
+ENGINES = ("packet", "fluid", "ns2", "predict", "linux")
 SPEC_KEYS = {"values", "range", "step", "linear", "log", "n", "zip"}
 TOP_KEYS = {"name", "description", "engine", "scenario", "metric", "replications", "batch", "set", "axes"}
 UNIT_TABLES = (("duration", _DURATION), ("rate", _RATE), ("frequency", _FREQ))

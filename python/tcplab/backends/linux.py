@@ -1,0 +1,526 @@
+"""The `linux` engine: real Linux TCP between two network namespaces, with the
+bottleneck emulated in user space by tcplab's own code.
+
+`run_linux(scenario)` takes a *resolved* scenario and
+
+1. creates two network namespaces, ``tl-snd-ID`` and ``tl-rcv-ID`` (nothing else
+   in them: loopback, one TUN device ``tl0`` each, IPv6 off), and sets the
+   sender namespace's TCP sysctls from the scenario's ``[linux]`` table;
+2. starts ``tcplab-emu emulate`` (crates/linuxemu), which opens the TUN device in
+   each namespace and moves IP packets between them through the engine's own
+   forward and reverse bottleneck ``Link`` (rate, buffer, queue discipline,
+   errors, delay) and injects the scenario's UDP background into the forward
+   queue as emulated packets, with the engine's own ``UdpSource``s;
+3. gives the devices their addresses (10.77.0.1 ↔ 10.77.0.2, point to point) and
+   the route options (``rto_min``, ``initcwnd``, ``quickack``);
+4. starts ``tcplab-emu recv`` in the receiver namespace and ``tcplab-emu send``
+   in the sender namespace (one connection per TCP flow, source port
+   ``PORT_BASE + flow id``, its congestion control set with TCP_CONGESTION,
+   TCP_INFO sampled at a fixed interval), tells all three the same time 0, and
+   waits until the run's end;
+5. always tears everything down again (kills the three processes, deletes the
+   namespaces), also on an error or Ctrl-C; namespaces left by a killed run are
+   removed at the next start.
+
+The access links are not emulated packet by packet: their propagation delays
+and one packet's serialization are added to the bottleneck's delay (forward:
+a full data packet, reverse: a 40-byte ack), the same for every flow. So every
+TCP flow must have the same access and sink-access links, without errors.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import selectors
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from tcplab.errors import UserError
+from tcplab.units import parse_duration, parse_rate
+
+__all__ = ["run_linux", "LinuxError", "emulator_binary", "available"]
+
+#: Environment variable naming the tcplab-emu binary.
+EMU_ENV = "TCPLAB_EMU"
+SND_ADDR, RCV_ADDR = "10.77.0.1", "10.77.0.2"
+PORT, PORT_BASE = 5001, 40000
+TUN = "tl0"
+NS_PREFIXES = ("tl-snd-", "tl-rcv-")
+#: Real-time priority of the emulator (the senders get one less).
+RT_PRIO = 50
+#: Seconds after the run's end before the processes are killed.
+GRACE_S = 20.0
+
+_ns2_defaults = {  # TCP options the kernel cannot honour, accepted only at ns-2's default
+    "alpha": 1.0, "beta": 0.5, "window": 100000, "max_cwnd": 0, "initial_ssthresh": 0,
+    "dupack_threshold": 3,
+}
+_counter = iter(range(1 << 30))
+_counter_lock = threading.Lock()
+
+
+class LinuxError(UserError):
+    """The linux engine cannot run here or cannot honour the scenario."""
+
+
+def emulator_binary() -> str:
+    """The tcplab-emu binary: $TCPLAB_EMU, the repository's target/release, or PATH."""
+    env = os.environ.get(EMU_ENV)
+    if env:
+        if not os.access(env, os.X_OK):
+            raise LinuxError(f"${EMU_ENV}={env} is not an executable")
+        return env
+    here = Path(__file__).resolve()
+    for root in here.parents:
+        cand = root / "target" / "release" / "tcplab-emu"
+        if cand.is_file() and os.access(cand, os.X_OK):
+            return str(cand)
+        if (root / "Cargo.toml").is_file():
+            break
+    path = shutil.which("tcplab-emu")
+    if path:
+        return path
+    raise LinuxError("tcplab-emu not found: build it with `cargo build --release -p tcplab-linuxemu` "
+                     f"(scripts/setup.sh does) or point ${EMU_ENV} at it")
+
+
+def available() -> str | None:
+    """None if the linux engine can run here, else the reason it cannot."""
+    if os.geteuid() != 0:
+        return "the linux engine needs root (network namespaces, TUN devices, real-time priority)"
+    if not os.path.exists("/dev/net/tun"):
+        return "no /dev/net/tun (TUN devices unavailable)"
+    if shutil.which("ip") is None:
+        return "no `ip` command (iproute2)"
+    try:
+        emulator_binary()
+    except LinuxError as exc:
+        return str(exc)
+    name = f"tl-probe-{os.getpid()}"
+    r = subprocess.run(["ip", "netns", "add", name], capture_output=True, text=True)
+    if r.returncode != 0:
+        return f"cannot create a network namespace: {r.stderr.strip()}"
+    subprocess.run(["ip", "netns", "del", name], capture_output=True)
+    return None
+
+
+# ------------------------------------------------------------------ the plan
+
+def _link(d: dict) -> tuple[float, float]:
+    return parse_rate(d["rate"]), parse_duration(d["delay"])
+
+
+def _plan(sc: dict) -> dict:
+    """What the run needs, from a resolved scenario; refuses what Linux cannot honour."""
+    topo = sc["topology"]
+    if str(topo.get("kind", "dumbbell")) != "dumbbell":
+        raise LinuxError(f"topology.kind: the linux engine emulates a dumbbell only, got {topo['kind']!r}")
+    for name in ("access", "sink_access"):
+        if topo[name].get("errors"):
+            raise LinuxError(f"topology.{name}.errors: the linux engine emulates errors on the "
+                             "bottleneck only (its access links are constant delays)")
+    lx = dict(sc.get("linux") or {})
+    profile = lx.get("profile", "linux")
+    series = list((sc.get("trace") or {}).get("series") or [])
+    bad = [s for s in series if s not in ("cwnd", "inflight", "seq", "drops")]
+    if bad:
+        raise LinuxError(f"trace.series: {bad[0]!r} is not recorded by the linux engine "
+                         "(it records cwnd, inflight, seq from TCP_INFO samples, and drops)")
+    interval = parse_duration((sc.get("trace") or {}).get("interval", 0))
+    sample_s = interval if interval > 0 else parse_duration(lx.get("sample_interval", "10ms"))
+    if sample_s < 0.001:
+        raise LinuxError("trace.interval: the linux engine samples TCP_INFO at most every 1 ms")
+
+    extra = None
+    tcp, udp = [], []
+    sizes, variants, delayed = set(), set(), set()
+    fid = 0
+    for label in sorted(sc["flows"]):
+        g = sc["flows"][label]
+        path = f"flows.{label}"
+        acc = {**topo["access"], **(g.get("access") or {})}
+        snk = {**topo["sink_access"], **(g.get("sink_access") or {})}
+        for name, d in (("access", acc), ("sink_access", snk)):
+            if d.get("errors"):
+                raise LinuxError(f"{path}.{name}.errors: the linux engine emulates errors on the "
+                                 "bottleneck only")
+        if g["kind"] == "tcp":
+            for key, default in _ns2_defaults.items():
+                if g.get(key, default) != default:
+                    raise LinuxError(f"{path}.{key}: Linux TCP has no such setting (the linux engine "
+                                     f"accepts only ns-2's default, {default!r})")
+            if g["variant"] == "tahoe":
+                raise LinuxError(f"{path}.variant: Linux has no Tahoe; use reno, newreno or sack")
+            (ar, ad), (sr, sd) = _link(acc), _link(snk)
+            size = int(g["packet_size"])
+            fwd = ad + sd + size * 8 / ar + size * 8 / sr
+            rev = ad + sd + 40 * 8 / ar + 40 * 8 / sr
+            if extra is not None and abs(extra[0] - fwd) > 1e-9:
+                raise LinuxError(f"{path}: every TCP flow must have the same access and sink-access "
+                                 "links and packet size on the linux engine (they are folded into one "
+                                 "constant delay)")
+            extra = (fwd, rev)
+            sizes.add(size)
+            variants.add(g["variant"])
+            delayed.add(bool(g.get("delayed_ack", False)))
+            start = parse_duration(g.get("start", 0))
+            stop = parse_duration(g.get("stop", sc["duration"]))
+            jitter = parse_duration(g.get("start_jitter", 0))
+            cc = (lx.get("group_cc") or {}).get(label, lx.get("cc", "reno"))
+            for _ in range(int(g["count"])):
+                tcp.append({"id": fid, "group": label, "variant": g["variant"], "cc": cc,
+                            "start_s": start + _jitter(sc, fid, jitter), "stop_s": stop,
+                            "min_rto_s": parse_duration(g["min_rto"]),
+                            "initial_cwnd": int(g["initial_cwnd"]),
+                            "header": int(g.get("header_size", 40)), "size": size})
+                fid += 1
+        else:
+            for _ in range(int(g["count"])):
+                udp.append({"id": fid, "group": label})
+                fid += 1
+    for label in lx.get("group_cc") or {}:
+        if sc["flows"].get(label, {}).get("kind") != "tcp":
+            raise LinuxError(f"linux.group_cc.{label}: no TCP flow group {label!r} in flows")
+    if not tcp:
+        raise LinuxError("flows: the linux engine needs at least one TCP flow (UDP is emulated "
+                         "inside the bottleneck; without TCP there is nothing real to run)")
+    if max(f["id"] for f in tcp) >= 65536 - PORT_BASE:
+        raise LinuxError(f"flows: the linux engine numbers TCP flows by port; at most {65536 - PORT_BASE} flows")
+    mtu = sizes.pop()
+    if sizes:
+        raise LinuxError("flows: every TCP group must have the same packet_size on the linux engine "
+                         "(it is the MTU of the emulated path)")
+    if mtu < 576 or mtu > 9000:
+        raise LinuxError(f"packet_size {mtu}: the linux engine needs an MTU in [576, 9000]")
+
+    ns2 = profile == "ns2"
+    first = tcp[0]
+    mins = {f["min_rto_s"] for f in tcp}
+    iws = {f["initial_cwnd"] for f in tcp}
+    if ns2 and (len(mins) > 1 or len(iws) > 1):
+        raise LinuxError("flows: with linux.profile = \"ns2\" every TCP group must share min_rto and "
+                         "initial_cwnd (they are options of the one route)")
+    opts = {
+        "cc": lx.get("cc", "reno"),
+        "sack": lx.get("sack", ("sack" in variants) if ns2 else True),
+        "rack": lx.get("rack", not ns2),
+        "tlp": lx.get("tlp", not ns2),
+        "frto": lx.get("frto", not ns2),
+        "timestamps": lx.get("timestamps", not ns2),
+        "initial_cwnd": lx.get("initial_cwnd", first["initial_cwnd"] if ns2 else None),
+        "min_rto_s": parse_duration(lx["min_rto"]) if "min_rto" in lx else (first["min_rto_s"] if ns2 else None),
+        "quickack": lx.get("quickack", (True not in delayed) if ns2 else False),
+    }
+    if ns2 and len(variants) > 1 and "sack" in variants and "sack" not in lx:
+        raise LinuxError("flows: SACK is one switch of the sender namespace; with linux.profile = "
+                         "\"ns2\" the TCP groups cannot mix variant \"sack\" with others (set linux.sack)")
+    duration = parse_duration(sc["duration"])
+    return {"profile": profile, "opts": opts, "tcp": tcp, "udp": udp, "mtu": mtu,
+            "fwd_extra_s": extra[0], "rev_extra_s": extra[1], "series": series,
+            "sample_s": sample_s, "duration_s": duration,
+            "warmup_s": parse_duration(sc.get("warmup", 0))}
+
+
+def _jitter(sc: dict, fid: int, jitter_s: float) -> float:
+    if jitter_s <= 0:
+        return 0.0
+    from tcplab.rng import FLOW_START, Rng
+
+    jitter_ns = round(jitter_s * 1e9)
+    return int(Rng.stream(int(sc.get("seed", 1)), FLOW_START, fid).uniform() * jitter_ns) / 1e9
+
+
+def _sysctls(opts: dict) -> dict:
+    return {
+        "net.ipv6.conf.all.disable_ipv6": 1,
+        "net.ipv6.conf.default.disable_ipv6": 1,
+        "net.ipv4.tcp_sack": int(bool(opts["sack"])),
+        "net.ipv4.tcp_recovery": 1 if opts["rack"] else 0,
+        "net.ipv4.tcp_early_retrans": 3 if opts["tlp"] else 0,
+        "net.ipv4.tcp_frto": 2 if opts["frto"] else 0,
+        "net.ipv4.tcp_timestamps": int(bool(opts["timestamps"])),
+        # no metrics carried over from an earlier connection to the same peer
+        "net.ipv4.tcp_no_metrics_save": 1,
+        # no cwnd reset after idle (flows are greedy; a stall would otherwise restart slow start)
+        "net.ipv4.tcp_slow_start_after_idle": 0,
+        # buffers large enough that no flow is limited by them (100 Mb/s × 1 s), and a
+        # receive window that starts large (no autotuning bursts when it opens)
+        "net.ipv4.tcp_rmem": "4096 4194304 16777216",
+        "net.ipv4.tcp_wmem": "4096 65536 16777216",
+        "net.core.rmem_max": 16777216,
+        "net.core.wmem_max": 16777216,
+    }
+
+
+# ------------------------------------------------------------------- running
+
+def _sh(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+    r = subprocess.run(list(args), capture_output=True, text=True, timeout=30)
+    if check and r.returncode != 0:
+        raise LinuxError(f"`{' '.join(args)}` failed: {(r.stderr or r.stdout).strip()}")
+    return r
+
+
+def cleanup_stale() -> list[str]:
+    """Delete tl-snd-/tl-rcv- namespaces whose creating process is gone."""
+    r = _sh("ip", "netns", "list", check=False)
+    removed = []
+    for line in r.stdout.splitlines():
+        name = line.split()[0] if line.split() else ""
+        if not name.startswith(NS_PREFIXES):
+            continue
+        try:
+            pid = int(name.split("-")[2])
+        except (IndexError, ValueError):
+            continue
+        if pid != os.getpid() and not Path(f"/proc/{pid}").exists():
+            _sh("ip", "netns", "del", name, check=False)
+            removed.append(name)
+    return removed
+
+
+def _read_ready(procs: dict, deadline: float, wd: Path) -> None:
+    sel = selectors.DefaultSelector()
+    for name, p in procs.items():
+        sel.register(p.stdout, selectors.EVENT_READ, name)
+    waiting = set(procs)
+    while waiting:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise LinuxError(f"tcplab-emu {', '.join(sorted(waiting))} did not start in time")
+        for key, _ in sel.select(timeout=left):
+            name = key.data
+            line = key.fileobj.readline()
+            if line.strip() == "ready":
+                waiting.discard(name)
+                sel.unregister(key.fileobj)
+            elif not line:
+                procs[name].wait(timeout=10)
+                err = (wd / f"{name}.err").read_text().strip()
+                raise LinuxError(f"tcplab-emu {name} failed to start: {err}")
+    sel.close()
+
+
+def run_linux(scenario: dict, *, workdir: str | None = None, keep: bool = False) -> dict:
+    """Run a resolved scenario on real Linux TCP; return the raw result dict."""
+    why = available()
+    if why:
+        raise LinuxError(why)
+    plan = _plan(scenario)
+    have = Path("/proc/sys/net/ipv4/tcp_available_congestion_control").read_text().split()
+    for f in plan["tcp"]:
+        if f["cc"] not in have:
+            where = f"linux.group_cc.{f['group']}" if f["group"] in (scenario.get("linux") or {}).get("group_cc", {}) \
+                else "linux.cc"
+            raise LinuxError(f"{where}: congestion control {f['cc']!r} is not available in this kernel "
+                             f"(it has {', '.join(have)})")
+    emu = emulator_binary()
+    cleanup_stale()
+    with _counter_lock:
+        n = next(_counter)
+    rid = f"{os.getpid()}-{n}"
+    snd, rcv = f"tl-snd-{rid}", f"tl-rcv-{rid}"
+    own_dir = workdir is None
+    wd = Path(tempfile.mkdtemp(prefix="tcplab-linux-") if own_dir else workdir)
+    wd.mkdir(parents=True, exist_ok=True)
+    procs: dict[str, subprocess.Popen] = {}
+    created: list[str] = []
+    old_term = None
+    if threading.current_thread() is threading.main_thread():
+        def _term(signum, frame):
+            raise KeyboardInterrupt
+        old_term = signal.signal(signal.SIGTERM, _term)
+    t_wall = time.perf_counter()
+    try:
+        for ns in (snd, rcv):
+            _sh("ip", "netns", "add", ns)
+            created.append(ns)
+            _sh("ip", "-n", ns, "link", "set", "lo", "up")
+        ctl = _sysctls(plan["opts"])
+        for ns in (snd, rcv):
+            _sh("ip", "netns", "exec", ns, "sysctl", "-q", "-w", *[f"{k}={v}" for k, v in ctl.items()])
+        d = plan["duration_s"]
+        emu_cfg = {"scenario": scenario, "snd_ns": snd, "rcv_ns": rcv, "tun": TUN,
+                   "port_base": PORT_BASE, "fwd_extra_ns": round(plan["fwd_extra_s"] * 1e9),
+                   "rev_extra_ns": round(plan["rev_extra_s"] * 1e9), "mtu": plan["mtu"],
+                   "rt_prio": RT_PRIO, "out": str(wd / "emu.json")}
+        (wd / "emu-config.json").write_text(json.dumps(emu_cfg))
+
+        def start(name: str, argv: list[str]) -> None:
+            procs[name] = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                           stderr=open(wd / f"{name}.err", "w"), text=True)
+
+        start("emulate", [emu, "emulate", str(wd / "emu-config.json")])
+        _read_ready({"emulate": procs["emulate"]}, time.monotonic() + 30, wd)
+        route_opts = []
+        o = plan["opts"]
+        if o["min_rto_s"] is not None:
+            route_opts += ["rto_min", f"{round(o['min_rto_s'] * 1000)}ms"]
+        if o["initial_cwnd"] is not None:
+            route_opts += ["initcwnd", str(int(o["initial_cwnd"]))]
+        for ns, me, peer in ((snd, SND_ADDR, RCV_ADDR), (rcv, RCV_ADDR, SND_ADDR)):
+            _sh("ip", "-n", ns, "link", "set", TUN, "mtu", str(plan["mtu"]), "up")
+            _sh("ip", "-n", ns, "addr", "add", me, "peer", peer, "dev", TUN)
+            opts = route_opts if ns == snd else (["quickack", "1"] if o["quickack"] else [])
+            _sh("ip", "-n", ns, "route", "replace", peer, "dev", TUN, "src", me, *opts)
+        recv_cfg = {"addr": RCV_ADDR, "port": PORT, "port_base": PORT_BASE,
+                    "n_flows": max(f["id"] for f in plan["tcp"]) + 1,
+                    "warmup_ns": round(plan["warmup_s"] * 1e9), "end_ns": round(d * 1e9),
+                    "rt_prio": RT_PRIO - 1, "out": str(wd / "recv.json")}
+        send_cfg = {"src": SND_ADDR, "dst": RCV_ADDR, "port": PORT, "port_base": PORT_BASE,
+                    "flows": [{"id": f["id"], "start_ns": round(f["start_s"] * 1e9),
+                               "stop_ns": round(f["stop_s"] * 1e9), "cc": f["cc"]} for f in plan["tcp"]],
+                    "sample_ns": round(plan["sample_s"] * 1e9), "end_ns": round(d * 1e9),
+                    "rt_prio": RT_PRIO - 1, "out": str(wd / "send.json")}
+        (wd / "recv-config.json").write_text(json.dumps(recv_cfg))
+        (wd / "send-config.json").write_text(json.dumps(send_cfg))
+        start("recv", ["ip", "netns", "exec", rcv, emu, "recv", str(wd / "recv-config.json")])
+        start("send", ["ip", "netns", "exec", snd, emu, "send", str(wd / "send-config.json")])
+        _read_ready({k: procs[k] for k in ("recv", "send")}, time.monotonic() + 30, wd)
+        t0 = time.clock_gettime_ns(time.CLOCK_MONOTONIC) + 100_000_000
+        for p in procs.values():
+            p.stdin.write(f"go {t0}\n")
+            p.stdin.flush()
+        end = t0 / 1e9 + d + GRACE_S
+        for name, p in procs.items():
+            left = end - time.clock_gettime(time.CLOCK_MONOTONIC)
+            try:
+                rc = p.wait(timeout=max(left, 0.1))
+            except subprocess.TimeoutExpired:
+                raise LinuxError(f"tcplab-emu {name} did not finish within {GRACE_S:g} s of the "
+                                 "run's end") from None
+            if rc != 0:
+                err = (wd / f"{name}.err").read_text().strip()
+                raise LinuxError(f"tcplab-emu {name} failed (exit status {rc}): {err}")
+        emu_out = json.loads((wd / "emu.json").read_text())
+        recv_out = json.loads((wd / "recv.json").read_text())
+        send_out = json.loads((wd / "send.json").read_text())
+        if send_out["errors"]:
+            raise LinuxError("sender: " + "; ".join(send_out["errors"]))
+        raw = _result(scenario, plan, emu_out, recv_out, send_out)
+        raw["wall_s"] = time.perf_counter() - t_wall
+        if keep or not own_dir:
+            raw["workdir"] = str(wd)
+        return raw
+    finally:
+        for p in procs.values():
+            if p.poll() is None:
+                p.kill()
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+        # Processes inside a namespace (ip netns exec) are our children's
+        # children only until exec: `ip netns exec` execs the command, so the
+        # kill above reached them. Deleting the namespaces frees the devices.
+        for ns in created:
+            _sh("ip", "netns", "del", ns, check=False)
+        if old_term is not None:
+            signal.signal(signal.SIGTERM, old_term)
+        if own_dir and not keep:
+            shutil.rmtree(wd, ignore_errors=True)
+
+
+# ------------------------------------------------------------------ the result
+
+def _kernel_version() -> str:
+    return platform.release()
+
+
+def _result(sc: dict, plan: dict, emu: dict, recv: dict, send: dict) -> dict:
+    import numpy as np
+    import pandas as pd
+
+    measured = plan["duration_s"] - plan["warmup_s"]
+    s = pd.DataFrame(send["samples"])
+    flows = []
+    emu_flows = {f["id"]: f for f in emu["flows"]}
+    tcp_ids = {f["id"]: f for f in plan["tcp"]}
+    groups = sc["flows"]
+    fid = 0
+    for label in sorted(groups):
+        g = groups[label]
+        for _ in range(int(g["count"])):
+            e = emu_flows[fid]
+            if g["kind"] == "tcp":
+                got = recv["end_bytes"][fid] - recv["warm_bytes"][fid]
+                mine = s[s["flow"] == fid]
+                mss = int(mine["mss"].iloc[-1]) if len(mine) else 0
+                retrans = None
+                if len(mine):
+                    before = mine[mine["t"] <= plan["warmup_s"] + 1e-9]
+                    r0 = int(before["total_retrans"].iloc[-1]) if len(before) else 0
+                    retrans = int(mine["total_retrans"].iloc[-1]) - r0
+                flows.append({
+                    "id": fid, "group": label, "kind": "tcp", "variant": tcp_ids[fid]["cc"],
+                    "start_s": tcp_ids[fid]["start_s"],
+                    # whole segments' worth of the payload the application received
+                    "delivered_packets": int(got // mss) if mss else 0,
+                    "delivered_bytes": int(got),
+                    "sent_packets": None, "retransmissions": retrans,
+                    "timeouts": None, "fast_retransmits": None,
+                    "drops": int(e["drops"]),
+                })
+            else:
+                flows.append({
+                    "id": fid, "group": label, "kind": "udp", "variant": None,
+                    "start_s": e["start_s"],
+                    "delivered_packets": int(e["delivered_packets"]),
+                    "delivered_bytes": int(e["delivered_bytes"]),
+                    "sent_packets": None, "retransmissions": None, "timeouts": None,
+                    "fast_retransmits": None, "drops": int(e["drops"]),
+                })
+            fid += 1
+    traces = {}
+    tcp_series = [x for x in plan["series"] if x in ("cwnd", "inflight", "seq")]
+    if tcp_series and len(s):
+        ss = s["ssthresh"].astype("float64")
+        ss[ss >= 2**31 - 1] = np.nan  # "infinite" before the first loss
+        mss = s["mss"].where(s["mss"] > 0, 1).astype("float64")
+        traces["tcp"] = pd.DataFrame({
+            "t": s["t"].astype("float64"), "flow": s["flow"].astype("int64"),
+            "cwnd": s["cwnd"].astype("float64"), "ssthresh": ss,
+            "inflight": s["unacked"].astype("int64"),
+            "ack": (s["bytes_acked"] // mss).astype("int64"),
+            "rtt_ms": s["rtt_us"].astype("float64") / 1000.0,
+            "ca_state": s["ca_state"].astype("int64"),
+        })
+    if "drops" in plan["series"]:
+        dr = emu["drops"]
+        traces["drops"] = pd.DataFrame({
+            "t": np.asarray(dr["t"], dtype="float64"), "link": np.asarray(dr["link"], dtype="int64"),
+            "flow": np.asarray(dr["flow"], dtype="int64"), "seq": np.asarray(dr["seq"], dtype="int64"),
+            "cause": np.asarray(dr["cause"], dtype="int64"),
+        })
+    from tcplab.scenario import _core
+
+    timing = dict(emu["timing"])
+    # A delivery later than a bottleneck packet time batches packets that the
+    # model spaced out (a burst a small buffer may not absorb): say so.
+    tx_us = plan["mtu"] * 8 / parse_rate(sc["topology"]["bottleneck"]["rate"]) * 1e6
+    if timing["late_p99_us_max"] > tx_us:
+        timing["warning"] = (f"1% of deliveries were up to {timing['late_p99_us_max']} µs late, more than one "
+                             f"bottleneck packet time ({tx_us:.0f} µs): the machine was too busy for exact timing")
+    elif timing["late_max_us"] > 10 * tx_us:
+        timing["warning"] = (f"the latest delivery was {timing['late_max_us'] / 1e3:.1f} ms late "
+                             f"({timing['late_max_us'] / tx_us:.0f} packet times): expect occasional bursts")
+    return {
+        "engine": "linux",
+        "engine_version": f"Linux {_kernel_version()} + tcplab-emu {_core().ENGINE_VERSION}",
+        "scenario": sc,
+        "measured_s": measured,
+        "reference_bps": _core().reference_bps(json.dumps(sc)),
+        "flows": flows,
+        "links": emu["links"],
+        "traces": traces,
+        "linux": {"profile": plan["profile"], **plan["opts"], "sysctls": _sysctls(plan["opts"]),
+                  "emulator": timing, "sender_priority": send["realtime"],
+                  "receiver_priority": recv["realtime"], "other_packets": emu["other_packets"]},
+    }

@@ -1,0 +1,129 @@
+"""`tcplab compare SCENARIO --engines packet,ns2,linux`: one scenario on several
+engines, side by side: a table of the main metrics per engine and the
+congestion windows overlaid (one panel per flow shown, one colour per engine).
+
+With --out DIR each engine's run is written to DIR/<engine>/ (as `tcplab run
+--out`), the table to DIR/compare.json and the figure to DIR/cwnd.png.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from tcplab.api import ENGINES, run
+from tcplab.errors import UserError
+
+#: (label, metric key, format) rows of the table
+ROWS = [
+    ("normalized throughput", "normalized_throughput", "{:.4f}"),
+    ("normalized goodput", "normalized_goodput", "{:.4f}"),
+    ("TCP goodput (Mb/s)", "tcp_goodput_bps", "mbps"),
+    ("bottleneck utilization", "bottleneck_utilization", "{:.4f}"),
+    ("bottleneck drops", "bottleneck_drops", "{:d}"),
+    ("loss rate", "bottleneck_loss_rate", "{:.2e}"),
+    ("retransmissions", "tcp_retransmissions", "{:d}"),
+    ("timeouts", "tcp_timeouts", "{:d}"),
+    ("Jain's index", "jain_index", "{:.4f}"),
+]
+
+
+def register(sub) -> None:
+    p = sub.add_parser("compare", help="one scenario on several engines: metrics table and overlaid cwnd",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("scenario", help="scenario TOML file")
+    p.add_argument("--engines", default="packet,ns2", metavar="E1,E2,...",
+                   help=f"engines to run, in order (some of {','.join(ENGINES)}; default packet,ns2)")
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a scenario value by dotted path (repeatable)")
+    p.add_argument("--flows", default="0", metavar="IDS",
+                   help="flows whose windows are plotted (comma-separated ids; default 0)")
+    p.add_argument("--out", metavar="DIR", help="write each run, compare.json and cwnd.png into DIR")
+    p.add_argument("--json", action="store_true", help="print the table as JSON")
+    p.set_defaults(func=main)
+
+
+def _fmt(v, fmt: str) -> str:
+    if v is None or (isinstance(v, float) and v != v):
+        return "–"
+    if fmt == "mbps":
+        return f"{v / 1e6:.3f}"
+    if fmt == "{:d}":
+        return str(int(v))
+    return fmt.format(v)
+
+
+def compare(scenario, engines: list[str], overrides=(), flows=(0,)) -> tuple[dict, "object"]:
+    """Run `scenario` on each engine; returns ({engine: Result}, the cwnd Figure)."""
+    bad = [e for e in engines if e not in ENGINES]
+    if bad or not engines:
+        raise UserError(f"--engines: expected some of {', '.join(ENGINES)}, got {','.join(engines) or 'nothing'}")
+    results = {e: run(scenario, engine=e, overrides=overrides, trace=["cwnd"]) for e in engines}
+    return results, cwnd_figure(results, flows)
+
+
+def cwnd_figure(results: dict, flows=(0,)):
+    """Congestion windows of the chosen flows, one panel per flow, engines overlaid."""
+    from matplotlib.figure import Figure
+
+    from tcplab.traces import canonical
+
+    flows = list(flows)
+    fig = Figure(figsize=(7.5, 2.6 * len(flows) + 0.6), layout="constrained")
+    axes = fig.subplots(len(flows), 1, sharex=True, squeeze=False)[:, 0]
+    for k, (engine, res) in enumerate(results.items()):
+        tcp = canonical(res.traces, res.links).get("tcp")
+        if tcp is None:
+            continue
+        for ax, fid in zip(axes, flows):
+            f = tcp[tcp["flow"] == fid]
+            ax.plot(f["t"], f["cwnd"], drawstyle="steps-post", lw=0.8, color=f"C{k}",
+                    label=f"{engine} ({res.engine_version})")
+    for ax, fid in zip(axes, flows):
+        ax.set_ylabel(f"cwnd, flow {fid} (packets)")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7, frameon=False, loc="upper right")
+    axes[-1].set_xlabel("time (s)")
+    name = next(iter(results.values())).scenario.get("name") or "scenario"
+    fig.suptitle(f"{name}: congestion windows on {', '.join(results)}", fontsize=9)
+    return fig
+
+
+def table(results: dict) -> dict:
+    """{metric key: {engine: value}} for the ROWS."""
+    return {key: {e: r.metrics.get(key) for e, r in results.items()} for _, key, _ in ROWS}
+
+
+def main(args) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    engines = [e.strip() for e in args.engines.split(",") if e.strip()]
+    try:
+        flows = [int(x) for x in args.flows.split(",") if x.strip()]
+    except ValueError:
+        raise UserError(f"--flows: expected comma-separated flow ids, got {args.flows!r}") from None
+    results, fig = compare(args.scenario, engines, args.overrides, flows)
+    tab = table(results)
+    if args.out:
+        out = Path(args.out)
+        for e, r in results.items():
+            r.save(out / e)
+        (out / "compare.json").write_text(json.dumps(tab, indent=2, default=float) + "\n")
+        fig.savefig(out / "cwnd.png", dpi=150, bbox_inches="tight")
+    if args.json:
+        print(json.dumps(tab, default=float))
+        return 0
+    c = Console()
+    t = Table(title=f"{args.scenario} on {', '.join(engines)}")
+    t.add_column("metric")
+    for e in engines:
+        t.add_column(e, justify="right")
+    for label, key, fmt in ROWS:
+        t.add_row(label, *[_fmt(tab[key][e], fmt) for e in engines])
+    t.add_row("wall time (s)", *[f"{results[e].wall_s:.2f}" for e in engines])
+    c.print(t)
+    if args.out:
+        Console(stderr=True).print(f"[dim]wrote {args.out}/<engine>/, compare.json, cwnd.png[/dim]")
+    return 0
