@@ -14,7 +14,7 @@ Verdicts are ``reproduced``, ``partly`` or ``not-reproduced``. A claim whose
 mechanism the engine does not have yet (RED, the threshold-dropper) declares
 ``requires``; while the schema rejects it, the claim is reported as
 ``not-reproduced`` with the reason, and it fills in by itself once the engine
-accepts it. Papers A and B slot in by adding a module and one line to
+accepts it. Paper B slots in by adding a module and one line to
 :data:`PAPERS`.
 
 `out/<paper>/claims.json` (a list of ``{id, verdict, measured, paper, note}``
@@ -40,7 +40,7 @@ MODES = ("quick", "full", "tiny")  # tiny: for tests only (seconds)
 
 #: paper slug → module (None: not written yet). The order is the report's.
 PAPERS: dict[str, str | None] = {
-    "adaptivity": None,  # paper A: its traffic features are being built
+    "adaptivity": "tcplab.reproduce.adaptivity",
     "alpha-beta": None,  # paper B: likewise
     "parallel-aimd": "tcplab.reproduce.parallel_aimd",
     "triple-slowstart": "tcplab.reproduce.triple_slowstart",
