@@ -53,7 +53,7 @@ def test_report_html_figures_and_index_are_written(tiny_d3):
     assert (paper / "d3-cwnd-19-20-22.svg").stat().st_size > 0
     assert list((paper / "data").glob("D3-*.parquet"))
     index = (tiny_d3 / "index.html").read_text()
-    assert "triple-slowstart/index.html" in index and "not yet available" in index
+    assert "triple-slowstart/index.html" in index and "not run" in index
 
 
 def test_second_run_is_served_from_the_cache(tiny_d3):
@@ -101,13 +101,18 @@ def test_unknown_paper_exits_2(tmp_path, capsys):
     assert code == 2 and "paper-z" in err
 
 
-def test_papers_not_yet_written_are_skipped(tmp_path, capsys):
-    code, _, err = run(capsys, "adaptivity", "--out", str(tmp_path))
-    assert code == 0 and "not yet available" in err
+def test_a_paper_can_be_named_by_its_letter(tmp_path, capsys):
+    from tcplab.reproduce import paper_slug
+
+    assert [paper_slug(x) for x in ("A", "b", "C", "d")] == ["adaptivity", "alpha-beta", "parallel-aimd",
+                                                             "triple-slowstart"]
+    code, _, err = run(capsys, "E", "--out", str(tmp_path))
+    assert code == 2 and "triple-slowstart (D)" in err
 
 
-def test_every_claim_of_c_and_d_is_declared():
-    ids = {c.id for slug in ("parallel-aimd", "triple-slowstart") for c in load_paper(slug).claims}
+def test_every_claim_of_a_c_and_d_is_declared():
+    ids = {c.id for slug in ("adaptivity", "parallel-aimd", "triple-slowstart") for c in load_paper(slug).claims}
+    assert {f"A{i}" for i in range(1, 9)} <= ids
     assert {f"C{i}" for i in range(1, 11)} <= ids
     assert {f"D{i}" for i in range(1, 5)} <= ids
     assert {c.id for c in load_paper("alpha-beta").claims} == {f"B{i}" for i in range(1, 9)}
@@ -264,3 +269,61 @@ def test_first_at_or_above_counts_whole_intervals_after_t0():
     assert ab.first_at_or_above(s, 11.0, 9.0, 20.0) == 3.0  # interval (13, 14] ends 3 s after 11
     assert np.isnan(ab.first_at_or_above(s, 11.0, 10.0, 20.0))
     assert np.isnan(ab.first_at_or_above(s, 11.0, 9.0, 13.0))
+
+# --- paper A (adaptivity) ---------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tiny_a(tmp_path_factory):
+    out = tmp_path_factory.mktemp("repa")
+    # one worker: the tiny sweeps are a few runs each, a process pool would cost more than they do
+    assert main(["reproduce", "adaptivity", "--tiny", "--jobs", "1", "--out", str(out)]) == 0
+    return out
+
+
+def test_paper_a_has_a_verdict_and_a_figure_for_every_claim(tiny_a):
+    paper = tiny_a / "adaptivity"
+    rows = json.loads((paper / "claims.json").read_text())
+    assert [r["id"] for r in rows] == [f"A{i}" for i in range(1, 9)]
+    for r in rows:
+        assert REQUIRED <= set(r)
+        assert r["verdict"] in VERDICTS
+        assert r["measured"] and r["note"]
+        assert r["figures"], r["id"]
+        for stem in r["figures"]:
+            assert (paper / f"{stem}.png").stat().st_size > 0
+            assert (paper / f"{stem}.svg").stat().st_size > 0
+    assert "adaptivity/index.html" in (tiny_a / "index.html").read_text()
+
+
+def test_a1_characteristic_has_both_variants_and_every_frequency(tiny_a):
+    import pandas as pd
+
+    df = pd.read_parquet(tiny_a / "adaptivity" / "data" / "A1-characteristic.parquet")
+    assert set(df["variant"]) == {"reno", "newreno"}
+    assert sorted(set(df["f"])) == [0.1, 0.5, 5.0]
+    assert ((df["mean"] > 0.3) & (df["mean"] < 1.2)).all()  # goodput / free capacity, not bits per second
+
+
+def test_a3_mechanism_separates_critical_from_high_frequency(tiny_a):
+    (row,) = [r for r in json.loads((tiny_a / "adaptivity" / "claims.json").read_text()) if r["id"] == "A3"]
+    cases = row["values"]["cases"]
+    # paper A, Figs. 6-10: around 0.4 Hz a background wave costs TCP many packets in a row and the
+    # buffer is full of UDP; at 5 Hz UDP never fills the 40-packet buffer
+    assert cases["critical"]["drops_per_episode"] > 2 * cases["high"]["drops_per_episode"]
+    assert cases["critical"]["udp_queue_max"] >= 36
+    assert cases["high"]["udp_queue_max"] < 40
+    assert cases["critical"]["window_peak_median"] < cases["low"]["window_peak_median"]
+
+
+def test_dip_edges_of_a_characteristic():
+    import pandas as pd
+
+    from tcplab.reproduce.adaptivity import dip
+
+    curve = pd.DataFrame({"f": [0.05, 0.1, 0.4, 0.6, 2.0, 10.0], "mean": [0.95, 0.9, 0.6, 0.8, 0.92, 1.02]})
+    d = dip(curve)
+    assert (d["min"], d["f_min"], d["f_lo"], d["f_hi"]) == (0.6, 0.4, 0.4, 0.6)
+    assert d["low_mean"] == pytest.approx(0.925)
+    assert d["high_mean"] == pytest.approx(0.97)
+    assert dip(curve.assign(mean=0.95))["f_lo"] is None

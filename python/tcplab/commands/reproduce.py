@@ -1,7 +1,7 @@
 """`tcplab reproduce PAPER|all`: every claim of a paper, with a figure and a verdict.
 
-Papers: alpha-beta (B), parallel-aimd (C), triple-slowstart (D); adaptivity (A)
-is not yet available. Writes OUT/<paper>/index.html (the report),
+Papers: adaptivity (A), alpha-beta (B), parallel-aimd (C), triple-slowstart (D),
+by name or letter. Writes OUT/<paper>/index.html (the report),
 OUT/<paper>/claims.json (a list of {id, verdict, measured, paper, note, ...}),
 the figures as PNG and SVG, the data as Parquet, and OUT/index.html. Runs are
 cached under OUT/<paper>/cache/ (sweeps in the results store), so a second
@@ -19,7 +19,7 @@ def register(sub) -> None:
     p = sub.add_parser("reproduce", help="reproduce the papers' claims: figures, verdicts, HTML report",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("paper", metavar="PAPER|all",
-                   help="alpha-beta, parallel-aimd, triple-slowstart (adaptivity: not yet available), or all")
+                   help="adaptivity (A), alpha-beta (B), parallel-aimd (C), triple-slowstart (D), or all")
     p.add_argument("--claims", metavar="ID,...", help="only these claims, e.g. C1,D2")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--quick", dest="mode", action="store_const", const="quick",
@@ -41,7 +41,7 @@ def main(args) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from tcplab.errors import UserError
-    from tcplab.reproduce import LETTERS, PAPERS, check_claim_ids, load_paper, reproduce
+    from tcplab.reproduce import LETTERS, PAPERS, check_claim_ids, paper_slug, reproduce
 
     if args.jobs is not None and args.jobs < 1:
         raise UserError(f"--jobs: expected a whole number ≥ 1, got {args.jobs}")
@@ -53,7 +53,7 @@ def main(args) -> int:
         if claims:  # only the papers the claims belong to
             papers = [s for s in papers if any(LETTERS.get(c[0]) == s for c in claims)]
     else:
-        load_paper(args.paper)  # UserError if unknown
+        args.paper = paper_slug(args.paper)  # a letter names its paper; UserError if unknown
         papers = [args.paper]
         if claims:
             mine = [c for c in claims if LETTERS.get(c[0]) == args.paper]
@@ -66,10 +66,6 @@ def main(args) -> int:
                         TextColumn("{task.fields[claim]}"), TimeElapsedColumn(), console=console)
     with progress:
         for slug in papers:
-            if PAPERS[slug] is None:
-                progress.console.print(f"[yellow]{slug}: not yet available (its traffic features are being "
-                                       f"built); skipped[/yellow]")
-                continue
             done[slug] = reproduce(slug, claims, args.mode, args.engine, args.out, args.jobs, progress)
     wall = time.perf_counter() - t0
     for slug, verdicts in done.items():

@@ -10,10 +10,11 @@ series as the paper) and returns the verdict with the measured numbers.
     >>> from tcplab.reproduce import reproduce
     >>> verdicts = reproduce("triple-slowstart", claims=["D3"], out="reports")
 
-Verdicts are ``reproduced``, ``partly`` or ``not-reproduced``. A claim that
-needs an engine mechanism (RED, the threshold-dropper) declares ``requires``;
-if the schema rejects it, the claim is reported as ``not-reproduced`` with the
-reason. Papers A and B slot in by adding a module and one line to
+Verdicts are ``reproduced``, ``partly`` or ``not-reproduced``. A claim whose
+mechanism the engine does not have yet (RED, the threshold-dropper) declares
+``requires``; while the schema rejects it, the claim is reported as
+``not-reproduced`` with the reason, and it fills in by itself once the engine
+accepts it. A paper slots in by adding a module and one line to
 :data:`PAPERS`.
 
 `out/<paper>/claims.json` (a list of ``{id, verdict, measured, paper, note}``
@@ -37,9 +38,9 @@ from tcplab.errors import UserError
 VERDICTS = ("reproduced", "partly", "not-reproduced")
 MODES = ("quick", "full", "tiny")  # tiny: for tests only (seconds)
 
-#: paper slug → module (None: not written yet). The order is the report's.
-PAPERS: dict[str, str | None] = {
-    "adaptivity": None,  # paper A: its traffic features are being built
+#: paper slug → module. The order is the report's.
+PAPERS: dict[str, str] = {
+    "adaptivity": "tcplab.reproduce.adaptivity",
     "alpha-beta": "tcplab.reproduce.alpha_beta",
     "parallel-aimd": "tcplab.reproduce.parallel_aimd",
     "triple-slowstart": "tcplab.reproduce.triple_slowstart",
@@ -287,12 +288,19 @@ def _repo_path(p: str) -> Path:
 # --- registry and driver ----------------------------------------------------------------------
 
 
-def load_paper(slug: str) -> Paper | None:
-    """The Paper of `slug`; None if it is not written yet; UserError if unknown."""
+def paper_slug(name: str) -> str:
+    """The slug of a paper given by slug or by its letter (A–D, any case);
+    UserError if it names none."""
+    slug = LETTERS.get(name.upper(), name) if len(name) == 1 else name
     if slug not in PAPERS:
-        raise UserError(f"unknown paper {slug!r}; expected one of {', '.join(PAPERS)} or all")
-    mod = PAPERS[slug]
-    return None if mod is None else importlib.import_module(mod).PAPER
+        names = ", ".join(f"{slug} ({letter})" for letter, slug in LETTERS.items())
+        raise UserError(f"unknown paper {name!r}; expected one of {names} or all")
+    return slug
+
+
+def load_paper(slug: str) -> Paper:
+    """The Paper of `slug` (or letter); UserError if unknown."""
+    return importlib.import_module(PAPERS[paper_slug(slug)]).PAPER
 
 
 def select_claims(paper: Paper, ids: list[str] | None) -> list[Claim]:
@@ -304,11 +312,9 @@ def select_claims(paper: Paper, ids: list[str] | None) -> list[Claim]:
 def check_claim_ids(ids: list[str]) -> None:
     """UserError naming any id that belongs to no paper's claims."""
     known: set[str] = set()
-    pending_letters = {letter for letter, slug in LETTERS.items() if PAPERS[slug] is None}
-    for slug, mod in PAPERS.items():
-        if mod is not None:
-            known |= {c.id for c in load_paper(slug).claims}
-    bad = [i for i in ids if i not in known and not (i[:1] in pending_letters and i[1:].isdigit())]
+    for slug in PAPERS:
+        known |= {c.id for c in load_paper(slug).claims}
+    bad = [i for i in ids if i not in known]
     if bad:
         raise UserError(f"--claims: unknown claim id(s) {', '.join(bad)}; known: {', '.join(sorted(known, key=_id_order))}")
 

@@ -97,7 +97,7 @@ def verdict_table(rows: list[dict], link: bool = False, prefix: str = "") -> str
 
 
 def write_index(out: Path) -> Path:
-    """out/index.html: every paper, with what its claims.json holds (or that it is not yet available)."""
+    """out/index.html: every paper, with what its claims.json holds (or that it was not run)."""
     from tcplab.reproduce import LETTERS, PAPERS, load_paper
 
     b = ["<h1>tcplab reproduce</h1>",
@@ -106,12 +106,12 @@ def write_index(out: Path) -> Path:
          "<table><tr><th>paper</th><th>claims</th><th>reproduced</th><th>partly</th><th>not reproduced</th></tr>"]
     sections = []
     letter_of = {v: k for k, v in LETTERS.items()}
-    for slug, mod in PAPERS.items():
+    for slug in PAPERS:
         f = out / slug / "claims.json"
-        title = load_paper(slug).title if mod is not None else "not yet available"
-        if mod is None or not f.is_file():
+        title = load_paper(slug).title
+        if not f.is_file():
             b.append(f"<tr><td>{letter_of[slug]}: {_e(slug)} — {_e(title)}</td><td colspan=4>"
-                     f"<span class=\"v pending\">{'not yet available' if mod is None else 'not run'}</span></td></tr>")
+                     f"<span class=\"v pending\">not run</span></td></tr>")
             continue
         rows = json.loads(f.read_text())
         c = counts(rows)
