@@ -4,8 +4,9 @@
 tcplab: timed in-process around `tcplab.run` (scenario in, result tables and
 metrics out: what a sweep point pays, interpreter start-up excluded) after one
 tiny warm-up run, so lazy imports are not charged to the scenario. Peak memory:
-this process's high-water RSS (interpreter, numpy/pandas and the engine) and how
-far the run raised it above the warm interpreter's.
+this process's peak RSS during the run (interpreter, numpy/pandas and the engine;
+the peak is reset before the run) and how far the run raised it above the RSS of
+the warm interpreter just before.
 ns-2: the `ns` process alone (tcplab's export wrote its Tcl; parsing its output
 afterwards is not timed); peak memory: that process's, from GNU time's %M
 (`peak_rss` below: rusage of a child started from Python would count the forked
@@ -14,6 +15,7 @@ interpreter's pages too, since Linux carries the pre-exec high-water mark over).
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import resource
@@ -31,6 +33,23 @@ GNU_TIME = Path("/usr/bin/time")
 
 def _mb(kb: int) -> float:
     return kb / 1024  # Linux reports ru_maxrss in KiB
+
+
+def _status_kb(field: str) -> int:
+    for ln in Path("/proc/self/status").read_text().splitlines():
+        if ln.startswith(field + ":"):
+            return int(ln.split()[1])
+    raise KeyError(field)
+
+
+def _reset_peak() -> bool:
+    """Reset this process's peak RSS (VmHWM) to its current RSS (Linux >= 4.0), so
+    that the peak read after the run is the run's, not the imports' high-water mark."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+        return True
+    except OSError:
+        return False
 
 
 def peak_rss(cmd: list[str], workdir: Path):
@@ -57,16 +76,18 @@ def main() -> None:
 
         warm = dict(sc, duration="0.1s", warmup="0s")
         tcplab.run(warm)
-        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        gc.collect()
+        reset = _reset_peak()
+        before = _status_kb("VmRSS") if reset else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         t0 = time.perf_counter()
         res = tcplab.run(sc)
         wall = time.perf_counter() - t0
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        peak = _status_kb("VmHWM") if reset else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         out = {"wall_s": wall, "engine_s": res.wall_s,
                "delivered": int(res.flows["delivered_packets"].sum()),
                "events": int(res.metrics["events"]),
                "goodput": res.metrics["normalized_goodput"],
-               "peak_rss_mb": _mb(peak), "run_rss_mb": _mb(peak - before)}
+               "peak_rss_mb": _mb(peak), "run_rss_mb": _mb(max(0, peak - before))}
     elif sim == "ns2":
         import tcplab.result
         from tcplab.backends.ns2 import run_ns2

@@ -82,15 +82,21 @@ def test_fit_recovers_a_line():
     assert f["intercept_s"] == pytest.approx(0.05)
 
 
-def test_child_reports_a_tcplab_run(tmp_path):
+def _child(sim: str, tmp_path) -> dict:
+    """One 5-s run of benchmark (a) through the suite's child runner."""
     sc, _ = suite.prepare("a_reno_1mbps", quick=True)
     p = tmp_path / "sc.json"
     p.write_text(json.dumps(dict(sc, duration="5s", warmup="1s")))
-    out = subprocess.run([sys.executable, str(BENCH / "child.py"), "tcplab", str(p)],
+    out = subprocess.run([sys.executable, str(BENCH / "child.py"), sim, str(p)],
                          capture_output=True, text=True, check=True)
     r = json.loads(out.stdout.splitlines()[-1])
     # 1 Mb/s for 5 s is at most 625 packets of 1000 bytes
     assert 100 < r["delivered"] <= 625
+    return r
+
+
+def test_child_reports_a_tcplab_run(tmp_path):
+    r = _child("tcplab", tmp_path)
     assert r["events"] >= r["delivered"]  # at least one event per delivery
     assert r["peak_rss_mb"] > 10
 
@@ -98,12 +104,6 @@ def test_child_reports_a_tcplab_run(tmp_path):
 @pytest.mark.ns2
 def test_child_ns2_peak_memory_is_ns_itself(tmp_path):
     """ns-2's peak RSS is the `ns` process's, not the Python launcher's (~100 MB)."""
-    sc, _ = suite.prepare("a_reno_1mbps", quick=True)
-    p = tmp_path / "sc.json"
-    p.write_text(json.dumps(dict(sc, duration="5s", warmup="1s")))
-    out = subprocess.run([sys.executable, str(BENCH / "child.py"), "ns2", str(p)],
-                         capture_output=True, text=True, check=True)
-    r = json.loads(out.stdout.splitlines()[-1])
-    assert 100 < r["delivered"] <= 625
+    r = _child("ns2", tmp_path)
     if Path("/usr/bin/time").exists():
         assert 1 < r["peak_rss_mb"] < 60
