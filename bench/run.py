@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -226,6 +227,13 @@ def prepare(name: str, quick: bool) -> tuple[dict | None, str | None]:
         raise
 
 
+def scale_packets(rate_mbps: float, base: float) -> float:
+    """Packets a scale run aims at: `base` at 1 Mb/s, 5x that at 10 Mb/s, 25x at
+    100 Mb/s, so the work spans 25x at every N (a fit in packets needs a range)
+    while the shortest tcplab run stays above noise and the longest under ~20 s."""
+    return base * 5 ** math.log10(rate_mbps)
+
+
 def scale_scenario(n: int, rate_mbps: float, packets: float) -> dict:
     """Reno flows on a dumbbell: bottleneck `rate_mbps`, 20 ms, a buffer of one
     bandwidth-delay product (RTT 60 ms, at least 20 packets), access links 10x faster;
@@ -262,52 +270,68 @@ def plot_scale(rows: list[dict], out: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6.4, 4.6))
-    for sim, marker in zip(SIMS, "os^"):
-        pts = sorted((r["sims"][sim]["delivered"], r["sims"][sim]["wall_s"])
-                     for r in rows if "wall_s" in r["sims"].get(sim, {}))
-        if pts:
-            ax.loglog([p[0] for p in pts], [p[1] for p in pts], marker=marker, linestyle="-",
-                      label=LABEL[sim])
+    fig, ax = plt.subplots(figsize=(7.2, 5.0))
+    colors = {"tcplab": "tab:blue", "ns2": "tab:orange", "ns3": "tab:green"}
+    for sim in SIMS:
+        for n, marker in zip(SCALE_FLOWS, "os^"):
+            pts = sorted((r["sims"][sim]["delivered"], r["sims"][sim]["wall_s"])
+                         for r in rows if r["n"] == n and "wall_s" in r["sims"].get(sim, {}))
+            if pts:
+                ax.loglog([p[0] for p in pts], [p[1] for p in pts], marker=marker, linestyle="-",
+                          color=colors[sim], label=f"{LABEL[sim]}, N = {n}")
     ax.set_xlabel("packets delivered")
     ax.set_ylabel("wall time (s)")
-    ax.set_title("Cost against work: N = 10, 100, 1000 flows x 1, 10, 100 Mb/s")
+    ax.set_title("Cost against work (points: 1, 10, 100 Mb/s)")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend()
+    ax.legend(fontsize=8, ncol=2)
     fig.tight_layout()
     fig.savefig(out, dpi=120)
     plt.close(fig)
 
 
-def run_scale(sims: list[str], reps: int, packets: float, workdir: Path) -> dict:
+def run_scale(sims: list[str], reps: int, base: float, budget_s: float, workdir: Path) -> dict:
+    """The scale grid. A simulator is skipped at a point (visibly) when its cost per
+    packet at the previous point of the same N projects a run longer than `budget_s`."""
     rows = []
-    print(f"== scale series (about {packets:.0e} packets a run)")
+    print(f"== scale series ({base:.0e} packets at 1 Mb/s, x5 per decade of rate; "
+          f"budget {budget_s:g} s a run)")
     print(f"{'N':>5s} {'rate':>8s} {'sim s':>8s}  " + "  ".join(
         f"{LABEL[s]:>8s} s {'pkts':>9s} {'µs/pkt':>7s}" for s in sims))
     for n in SCALE_FLOWS:
+        last: dict[str, float] = {}
         for rate in SCALE_RATES_MBPS:
+            packets = scale_packets(rate, base)
             sc = scale_scenario(n, rate, packets)
-            row = measure(sc["name"], sc, sims, reps, workdir)
+            skip = [s for s in sims if s != "tcplab" and s in last and last[s] * packets > budget_s]
+            row = measure(sc["name"], sc, [s for s in sims if s not in skip], reps, workdir)
+            for s in skip:
+                row["sims"][s] = {"unavailable": f"skipped: projected {last[s] * packets:.0f} s "
+                                                 f"> --scale-budget {budget_s:g} s"}
             row.update(n=n, rate_mbps=rate)
             rows.append(row)
             cells = []
             for s in sims:
                 d = row["sims"].get(s, {})
+                if "wall_s" in d and d["s_per_packet"]:
+                    last[s] = d["s_per_packet"]
                 cells.append(f"{d['wall_s']:8.2f}   {d['delivered']:9d} {d['s_per_packet'] * 1e6:7.2f}"
                              if "wall_s" in d else f"{'n/a':>8s}   {'':9s} {'':7s}")
             print(f"{n:5d} {rate:6g}Mb {row['duration_s']:8g}  " + "  ".join(cells), flush=True)
             for s in sims:
                 if "unavailable" in row["sims"].get(s, {}):
                     print(f"      {LABEL[s]}: {row['sims'][s]['unavailable']}")
-    fits = {}
+    fits: dict = {}
     for s in sims:
-        pts = [(r["sims"][s]["delivered"], r["sims"][s]["wall_s"]) for r in rows
-               if "wall_s" in r["sims"].get(s, {})]
-        fits[s] = fit(pts)
-        if fits[s]:
-            f = fits[s]
-            print(f"  fit {LABEL[s]:7s} t = {f['intercept_s']:.3f} s + {f['s_per_packet'] * 1e6:.3f} µs x packets"
-                  + (f"; log-log slope {f['loglog_slope']:.2f} (1 = linear)" if f["loglog_slope"] else ""))
+        for n in (None,) + SCALE_FLOWS:
+            pts = [(r["sims"][s]["delivered"], r["sims"][s]["wall_s"]) for r in rows
+                   if "wall_s" in r["sims"].get(s, {}) and n in (None, r["n"])]
+            f = fit(pts) if len(pts) >= 3 or (n is not None and len(pts) >= 2) else None
+            fits[f"{s}/{'all' if n is None else n}"] = f
+            if f:
+                print(f"  fit {LABEL[s]:7s} {'all N' if n is None else f'N = {n}':9s} t = {f['intercept_s']:7.3f} s"
+                      f" + {f['s_per_packet'] * 1e6:7.3f} µs x packets"
+                      + (f"; log-log slope {f['loglog_slope']:.2f} (1 = linear)"
+                         if f["loglog_slope"] is not None else ""))
     RESULTS.mkdir(parents=True, exist_ok=True)
     plot_scale(rows, RESULTS / "scale.png")
     print(f"  plot: {RESULTS / 'scale.png'}")
@@ -361,8 +385,11 @@ def main(argv=None) -> int:
     ap.add_argument("--no-scale", action="store_true", help="skip the scale series")
     ap.add_argument("--scale-only", action="store_true", help="only the scale series")
     ap.add_argument("--scale-reps", type=int, default=1, help="runs per scale point (default 1)")
-    ap.add_argument("--scale-packets", type=float, default=2e6,
-                    help="packets a scale run delivers, about (default 2e6)")
+    ap.add_argument("--scale-packets", type=float, default=2e5,
+                    help="packets a scale run at 1 Mb/s delivers, about; x5 at 10 Mb/s, x25 at "
+                         "100 Mb/s (default 2e5)")
+    ap.add_argument("--scale-budget", type=float, default=600,
+                    help="skip ns-2/ns-3 at a scale point projected to run longer (s, default 600)")
     ap.add_argument("--min-ratio", type=float, default=None,
                     help="fail (exit 1) if any scenario's ns-2/tcplab ratio is below this")
     ap.add_argument("--sweep-scaling", action="store_true",
@@ -400,7 +427,7 @@ def main(argv=None) -> int:
                 print_row(row)
             print(markdown(results["scenarios"]))
         if not (args.quick or args.no_scale):
-            results["scale"] = run_scale(sims, args.scale_reps, args.scale_packets, work)
+            results["scale"] = run_scale(sims, args.scale_reps, args.scale_packets, args.scale_budget, work)
     out = Path(args.json) if args.json else RESULTS / ("results-quick.json" if args.quick else "results.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=2) + "\n")

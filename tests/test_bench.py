@@ -68,6 +68,7 @@ def test_ns3_twin_refuses_what_it_does_not_model(tmp_path):
 
 
 def test_scale_scenarios_aim_at_the_packet_count():
+    assert [suite.scale_packets(r, 1e5) for r in (1, 10, 100)] == pytest.approx([1e5, 5e5, 2.5e6])
     sc = suite.scale_scenario(1000, 1, 5e5)
     assert sc["flows"]["reno"]["count"] == 1000
     assert dur(sc) == pytest.approx(4000)
