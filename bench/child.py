@@ -3,12 +3,14 @@
 
 tcplab: timed in-process around `tcplab.run` (scenario in, result tables and
 metrics out: what a sweep point pays, interpreter start-up excluded) after one
-tiny warm-up run, so lazy imports are not charged to the scenario. Peak memory:
+tiny warm-up run, so lazy imports are not charged to the scenario; CPU time
+is the process's (`time.process_time`). Peak memory:
 this process's peak RSS during the run (interpreter, numpy/pandas and the engine;
 the peak is reset before the run) and how far the run raised it above the RSS of
 the warm interpreter just before.
 ns-2: the `ns` process alone (tcplab's export wrote its Tcl; parsing its output
-afterwards is not timed); peak memory: that process's, from GNU time's %M
+afterwards is not timed); CPU time: that process's user + system time
+(RUSAGE_CHILDREN, with the GNU time wrapper's few ms); peak memory: that process's, from GNU time's %M
 (`peak_rss` below: rusage of a child started from Python would count the forked
 interpreter's pages too, since Linux carries the pre-exec high-water mark over).
 """
@@ -79,11 +81,11 @@ def main() -> None:
         gc.collect()
         reset = _reset_peak()
         before = _status_kb("VmRSS") if reset else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        t0 = time.perf_counter()
+        c0, t0 = time.process_time(), time.perf_counter()
         res = tcplab.run(sc)
-        wall = time.perf_counter() - t0
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
         peak = _status_kb("VmHWM") if reset else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        out = {"wall_s": wall, "engine_s": res.wall_s,
+        out = {"wall_s": wall, "cpu_s": cpu, "engine_s": res.wall_s,
                "delivered": int(res.flows["delivered_packets"].sum()),
                "events": int(res.metrics["events"]),
                "goodput": res.metrics["normalized_goodput"],
@@ -92,7 +94,9 @@ def main() -> None:
         import tcplab.result
         from tcplab.backends.ns2 import run_ns2
 
-        from tcplab.backends.ns2 import NS_BINARY_ENV, _ns_binary
+        from tcplab.backends.ns2 import NS_BINARY_ENV, _ns_binary, _package_version
+
+        _package_version()  # its dpkg-query child is not ns-2's CPU time
 
         with tempfile.TemporaryDirectory(prefix="tcplab-bench-ns2-") as d:
             wrapper, rss = peak_rss([_ns_binary(None)], Path(d))
@@ -101,10 +105,13 @@ def main() -> None:
                 w.write_text("#!/bin/sh\nexec " + " ".join(shlex.quote(x) for x in wrapper) + ' "$@"\n')
                 w.chmod(0o755)
                 os.environ[NS_BINARY_ENV] = str(w)
+            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             raw = run_ns2(sc)
+            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
             peak = rss()
         res = tcplab.result.Result.from_raw(raw)
-        out = {"wall_s": raw["wall_s"], "delivered": int(res.flows["delivered_packets"].sum()),
+        cpu = (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime)
+        out = {"wall_s": raw["wall_s"], "cpu_s": cpu, "delivered": int(res.flows["delivered_packets"].sum()),
                "events": None, "goodput": res.metrics["normalized_goodput"], "peak_rss_mb": peak}
     else:
         raise SystemExit(f"unknown simulator {sim!r}")

@@ -22,7 +22,7 @@ SOURCE = HERE / "ns3" / "dumbbell.cc"
 BUILD_DIR = HERE / "results" / ".build"       # gitignored with bench/results/
 HEADER = Path("/usr/include/ns3/core-module.h")
 LIBS = ["ns3-core", "ns3-network", "ns3-internet", "ns3-point-to-point",
-        "ns3-applications", "ns3-traffic-control"]
+        "ns3-applications", "ns3-traffic-control", "ns3-nix-vector-routing"]
 
 
 class Unavailable(Exception):
@@ -119,17 +119,24 @@ def write_plan(scenario: dict, workdir: Path) -> Path:
 
 def run(plan_path: Path) -> dict:
     """Run the twin on a plan as a child process: wall time of the whole process
-    (set-up included, as for ns-2), its peak RSS (GNU time's %M), what it printed."""
+    (set-up included, as for ns-2), its CPU time (wait4), its peak RSS (GNU time's
+    %M), and what it printed."""
     from child import peak_rss
 
     exe = binary()
     cmd, rss = peak_rss([str(exe), str(plan_path)], plan_path.parent)
-    t0 = time.perf_counter()
-    proc = subprocess.run(cmd or [str(exe), str(plan_path)], capture_output=True, text=True)
-    wall = time.perf_counter() - t0
+    out_path, err_path = plan_path.with_suffix(".out"), plan_path.with_suffix(".err")
+    with open(out_path, "w") as out, open(err_path, "w") as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd or [str(exe), str(plan_path)], stdout=out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)  # includes the twin reaped by GNU time
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
-        raise RuntimeError(f"ns-3 twin failed (exit {proc.returncode}): {proc.stderr.strip()[-500:]}")
-    head = proc.stdout.splitlines()[0].split()
+        raise RuntimeError(f"ns-3 twin failed (exit {proc.returncode}): "
+                           f"{err_path.read_text().strip()[-500:]}")
+    head = out_path.read_text().splitlines()[0].split()
     kv = dict(zip(head[2::2], head[3::2]))
-    return {"wall_s": wall, "events": int(kv["events"]), "setup_s": float(kv["setup_s"]),
-            "run_s": float(kv["run_s"]), "delivered": int(kv["delivered"]), "peak_rss_mb": rss()}
+    return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "events": int(kv["events"]),
+            "setup_s": float(kv["setup_s"]), "run_s": float(kv["run_s"]),
+            "delivered": int(kv["delivered"]), "peak_rss_mb": rss()}

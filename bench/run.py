@@ -127,7 +127,9 @@ def measure(name: str, sc: dict, sims: list[str], reps: int, workdir: Path) -> d
         med = statistics.median(walls)
         last = rs[-1]
         engine = statistics.median([r.get("engine_s") or r.get("run_s") or r["wall_s"] for r in rs])
+        cpus = [r["cpu_s"] for r in rs]
         d = {"wall_s": med, "spread_s": max(walls) - min(walls), "walls_s": walls,
+             "cpu_s": statistics.median(cpus), "cpu_spread_s": max(cpus) - min(cpus),
              "delivered": last["delivered"], "events": last.get("events"),
              "events_per_s": last["events"] / engine if last.get("events") else None,
              "packets_per_s": last["delivered"] / med if med > 0 else None,
@@ -145,8 +147,11 @@ def measure(name: str, sc: dict, sims: list[str], reps: int, workdir: Path) -> d
         other = row["sims"].get(sim, {})
         if "wall_s" in base and "wall_s" in other:
             row[f"ratio_{sim}"] = other["wall_s"] / base["wall_s"]
+            row[f"ratio_{sim}_cpu"] = other["cpu_s"] / base["cpu_s"]
             if base["s_per_packet"] and other["s_per_packet"]:
                 row[f"ratio_{sim}_per_packet"] = other["s_per_packet"] / base["s_per_packet"]
+                row[f"ratio_{sim}_cpu_per_packet"] = (other["cpu_s"] / other["delivered"]) / \
+                    (base["cpu_s"] / base["delivered"])
     return row
 
 
@@ -160,7 +165,8 @@ def _fmt_sim(sim: str, d: dict) -> str:
            else "peak n/a (needs /usr/bin/time)")
     if "run_rss_mb" in d:
         mem += f" (run +{d['run_rss_mb']:.0f})"
-    s = (f"  {LABEL[sim]:7s} {d['wall_s']:8.3f} s ±{d['spread_s']:.3f}  {d['delivered']:>10d} pkts  "
+    s = (f"  {LABEL[sim]:7s} {d['wall_s']:8.3f} s ±{d['spread_s']:.3f}  cpu {d['cpu_s']:8.3f} s  "
+         f"{d['delivered']:>10d} pkts  "
          f"{d['packets_per_s'] / 1e6:6.3f} M pkt/s  {ev}  {mem}")
     if d.get("note"):
         s += f"\n          ({d['note']})"
@@ -177,35 +183,36 @@ def print_row(row: dict) -> None:
     for sim in ("ns2", "ns3"):
         if f"ratio_{sim}" in row:
             pp = row.get(f"ratio_{sim}_per_packet")
-            print(f"  {LABEL[sim]}/tcplab  {row[f'ratio_{sim}']:6.1f}x wall"
-                  + (f", {pp:6.1f}x per delivered packet" if pp else ""))
+            cp = row.get(f"ratio_{sim}_cpu_per_packet")
+            print(f"  {LABEL[sim]}/tcplab  {row[f'ratio_{sim}_cpu']:6.1f}x CPU, {row[f'ratio_{sim}']:6.1f}x wall"
+                  + (f"; per delivered packet {cp:6.1f}x CPU, {pp:6.1f}x wall" if pp else ""))
     print(flush=True)
 
 
 def markdown(rows: list[dict]) -> str:
-    """The README's table."""
-    lines = ["| scenario | tcplab | ns-2 | ns-3 | ns-2/tcplab | ns-3/tcplab (per packet) | packets tcplab / ns-2 / ns-3 | peak MB tcplab / ns-2 / ns-3 |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    """The README's table: CPU time (robust on a shared machine) and wall time."""
+    lines = ["| scenario | packets delivered tcplab / ns-2 / ns-3 | CPU s tcplab / ns-2 / ns-3 "
+             "| ns-2 ÷ tcplab CPU (wall) | ns-3 ÷ tcplab CPU per packet (wall per packet) "
+             "| peak MB tcplab / ns-2 / ns-3 |",
+             "| --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         if "skipped" in r:
-            lines.append(f"| {r['scenario']} | {r['skipped']} | | | | | | |")
+            lines.append(f"| {r['scenario']} | {r['skipped']} | | | | |")
             continue
         s = r["sims"]
-
-        def t(sim):
-            d = s.get(sim, {})
-            return f"{d['wall_s']:.3f} s" if "wall_s" in d else "n/a"
 
         def f(key, sim, fmt):
             d = s.get(sim, {})
             return fmt.format(d[key]) if d.get(key) is not None else "—"
 
-        r2 = f"{r['ratio_ns2']:.1f}×" if "ratio_ns2" in r else "—"
-        r3 = (f"{r['ratio_ns3']:.0f}× ({r['ratio_ns3_per_packet']:.0f}×)"
-              if "ratio_ns3" in r else "—")
-        lines.append(f"| {r['scenario']} | {t('tcplab')} | {t('ns2')} | {t('ns3')} | {r2} | {r3} | "
-                     + " / ".join(f("delivered", x, "{:d}") for x in SIMS) + " | "
-                     + " / ".join(f("peak_rss_mb", x, "{:.0f}") for x in SIMS) + " |")
+        def each(key, fmt):
+            return " / ".join(f(key, x, fmt) for x in SIMS)
+
+        r2 = f"{r['ratio_ns2_cpu']:.1f}× ({r['ratio_ns2']:.1f}×)" if "ratio_ns2" in r else "—"
+        r3 = (f"{r['ratio_ns3_cpu_per_packet']:.0f}× ({r['ratio_ns3_per_packet']:.0f}×)"
+              if "ratio_ns3_per_packet" in r else "—")
+        lines.append(f"| {r['scenario']} | {each('delivered', '{:d}')} | {each('cpu_s', '{:.3f}')} | "
+                     f"{r2} | {r3} | {each('peak_rss_mb', '{:.0f}')} |")
     return "\n".join(lines) + "\n"
 
 
@@ -251,7 +258,7 @@ def scale_scenario(n: int, rate_mbps: float, packets: float) -> dict:
 
 
 def fit(points: list[tuple[float, float]]) -> dict | None:
-    """Least squares t = a + b * packets, and the log-log slope (1 = linear)."""
+    """Least squares t = a + b * packets (t: CPU seconds), and the log-log slope."""
     import numpy as np
 
     if len(points) < 2:
@@ -274,13 +281,13 @@ def plot_scale(rows: list[dict], out: Path) -> None:
     colors = {"tcplab": "tab:blue", "ns2": "tab:orange", "ns3": "tab:green"}
     for sim in SIMS:
         for n, marker in zip(SCALE_FLOWS, "os^"):
-            pts = sorted((r["sims"][sim]["delivered"], r["sims"][sim]["wall_s"])
+            pts = sorted((r["sims"][sim]["delivered"], r["sims"][sim]["cpu_s"])
                          for r in rows if r["n"] == n and "wall_s" in r["sims"].get(sim, {}))
             if pts:
                 ax.loglog([p[0] for p in pts], [p[1] for p in pts], marker=marker, linestyle="-",
                           color=colors[sim], label=f"{LABEL[sim]}, N = {n}")
     ax.set_xlabel("packets delivered")
-    ax.set_ylabel("wall time (s)")
+    ax.set_ylabel("CPU time (s)")
     ax.set_title("Cost against work (points: 1, 10, 100 Mb/s)")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8, ncol=2)
@@ -296,7 +303,7 @@ def run_scale(sims: list[str], reps: int, base: float, budget_s: float, workdir:
     print(f"== scale series ({base:.0e} packets at 1 Mb/s, x5 per decade of rate; "
           f"budget {budget_s:g} s a run)")
     print(f"{'N':>5s} {'rate':>8s} {'sim s':>8s}  " + "  ".join(
-        f"{LABEL[s]:>8s} s {'pkts':>9s} {'µs/pkt':>7s}" for s in sims))
+        f"{LABEL[s]:>7s} cpu s {'pkts':>9s} {'µs/pkt':>7s}" for s in sims))
     for n in SCALE_FLOWS:
         last: dict[str, float] = {}
         for rate in SCALE_RATES_MBPS:
@@ -314,8 +321,8 @@ def run_scale(sims: list[str], reps: int, base: float, budget_s: float, workdir:
                 d = row["sims"].get(s, {})
                 if "wall_s" in d and d["s_per_packet"]:
                     last[s] = d["s_per_packet"]
-                cells.append(f"{d['wall_s']:8.2f}   {d['delivered']:9d} {d['s_per_packet'] * 1e6:7.2f}"
-                             if "wall_s" in d else f"{'n/a':>8s}   {'':9s} {'':7s}")
+                cells.append(f"{d['cpu_s']:11.2f}   {d['delivered']:9d} {d['cpu_s'] / d['delivered'] * 1e6:7.2f}"
+                             if "wall_s" in d and d["delivered"] else f"{'n/a':>11s}   {'':9s} {'':7s}")
             print(f"{n:5d} {rate:6g}Mb {row['duration_s']:8g}  " + "  ".join(cells), flush=True)
             for s in sims:
                 if "unavailable" in row["sims"].get(s, {}):
@@ -323,12 +330,12 @@ def run_scale(sims: list[str], reps: int, base: float, budget_s: float, workdir:
     fits: dict = {}
     for s in sims:
         for n in (None,) + SCALE_FLOWS:
-            pts = [(r["sims"][s]["delivered"], r["sims"][s]["wall_s"]) for r in rows
+            pts = [(r["sims"][s]["delivered"], r["sims"][s]["cpu_s"]) for r in rows
                    if "wall_s" in r["sims"].get(s, {}) and n in (None, r["n"])]
             f = fit(pts) if len(pts) >= 3 or (n is not None and len(pts) >= 2) else None
             fits[f"{s}/{'all' if n is None else n}"] = f
             if f:
-                print(f"  fit {LABEL[s]:7s} {'all N' if n is None else f'N = {n}':9s} t = {f['intercept_s']:7.3f} s"
+                print(f"  fit {LABEL[s]:7s} {'all N' if n is None else f'N = {n}':9s} cpu = {f['intercept_s']:7.3f} s"
                       f" + {f['s_per_packet'] * 1e6:7.3f} µs x packets"
                       + (f"; log-log slope {f['loglog_slope']:.2f} (1 = linear)"
                          if f["loglog_slope"] is not None else ""))
@@ -391,7 +398,7 @@ def main(argv=None) -> int:
     ap.add_argument("--scale-budget", type=float, default=600,
                     help="skip ns-2/ns-3 at a scale point projected to run longer (s, default 600)")
     ap.add_argument("--min-ratio", type=float, default=None,
-                    help="fail (exit 1) if any scenario's ns-2/tcplab ratio is below this")
+                    help="fail (exit 1) if any scenario's ns-2/tcplab CPU-time ratio is below this")
     ap.add_argument("--sweep-scaling", action="store_true",
                     help="time `tcplab reproduce all` with 1 and 2 workers instead")
     ap.add_argument("--sweep-mode", choices=("quick", "full"), default="quick")
@@ -433,14 +440,14 @@ def main(argv=None) -> int:
     out.write_text(json.dumps(results, indent=2) + "\n")
     (out.parent / "table.md").write_text(markdown(results["scenarios"]))
     if args.min_ratio is not None:
-        measured = [r for r in results["scenarios"] if "ratio_ns2" in r]
+        measured = [r for r in results["scenarios"] if "ratio_ns2_cpu" in r]
         if not measured:
             print("FAIL: --min-ratio given but no ns-2/tcplab ratio was measured")
             return 1
-        slow = [r for r in measured if r["ratio_ns2"] < args.min_ratio]
+        slow = [r for r in measured if r["ratio_ns2_cpu"] < args.min_ratio]
         if slow:
-            print(f"FAIL: ns-2/tcplab ratio below {args.min_ratio} for "
-                  + ", ".join(f"{r['scenario']} ({r['ratio_ns2']:.1f}x)" for r in slow))
+            print(f"FAIL: ns-2/tcplab CPU-time ratio below {args.min_ratio} for "
+                  + ", ".join(f"{r['scenario']} ({r['ratio_ns2_cpu']:.1f}x)" for r in slow))
             return 1
     return 0
 

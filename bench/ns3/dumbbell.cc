@@ -20,6 +20,7 @@
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
+#include "ns3/nix-vector-routing-module.h"
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
@@ -187,7 +188,13 @@ main(int argc, char* argv[])
     NodeContainer senders, sinks;
     senders.Create(flows.size());
     sinks.Create(flows.size());
+    // Nix-vector routing (ns-3's routing for large simulations: a path computed once per
+    // destination and cached). Global routing's tables are scanned linearly on every packet,
+    // which made the routers' cost per packet grow with the number of flows (46 us/event at
+    // 100 flows against 13 us at 1); the twin should not lose by a configuration choice.
+    Ipv4NixVectorHelper nix;
     InternetStackHelper stack;
+    stack.SetRoutingHelper(nix);
     stack.InstallAll();
     TrafficControlHelper tch;
     Ipv4AddressHelper addr("10.0.0.0", "255.255.255.252");
@@ -247,7 +254,6 @@ main(int argc, char* argv[])
             app->SetStopTime(Seconds(f.stop));
         }
     }
-    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
     Simulator::Stop(Seconds(duration));
     auto t1 = std::chrono::steady_clock::now();
     Simulator::Run();
