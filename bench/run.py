@@ -1,10 +1,11 @@
 """Speed suite: the same scenarios in tcplab's packet engine, in ns-2 2.35 and (where
 Debian's libns3-dev is installed) in an ns-3 3.37 twin, alternating runs, each run in a
-child process of its own. Per scenario: wall time (median and spread) of each simulator,
-the ratios (wall time, and time per delivered packet), packets delivered, events per
-second, packets per second and peak memory. Then a scale series (N = 10, 100, 1000 flows
-x 1, 10, 100 Mb/s) showing cost against packets delivered, with a linear fit and a
-log-log plot in bench/results/scale.png.
+child process of its own. Per scenario: wall time and CPU time (median and spread) of
+each simulator, the ratios (whole runs, and per delivered packet), packets delivered,
+events and packets per CPU second and peak memory. Then a scale series (N = 10, 100, 1000
+flows x 1, 10, 100 Mb/s) showing CPU time against packets delivered, with linear fits and
+a log-log plot in bench/results/scale.png. CPU time (user + system of the run's process)
+is the robust measure on a shared machine; wall time is printed beside it.
 
     .venv/bin/python bench/run.py                  # everything (scenarios + scale series)
     .venv/bin/python bench/run.py --no-scale       # the scenarios only
@@ -18,7 +19,7 @@ process (its Tcl set-up is part of what a run costs there); ns-3, the whole twin
 (bench/ns3/dumbbell.cc, built with g++ on first use). Ratios, not absolute times, are
 what to compare across machines. `--quick` runs a tenth of each scenario, tcplab and
 ns-2 only (ns-3 with `--sims tcplab,ns2,ns3`), and fails with --min-ratio only on a
-ns-2/tcplab ratio measured in this same run.
+ns-2/tcplab CPU-time ratio measured in this same run.
 """
 
 from __future__ import annotations
