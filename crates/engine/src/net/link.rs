@@ -481,7 +481,7 @@ mod tests {
         use crate::scenario::{OutageDistribution, OutageSpec};
         use crate::time::Duration;
         // 1 Mb/s (8 ms per packet), 5 ms delay; down over [20, 30) ms.
-        let mut l = Link::new(1e6, 5_000_000, Queue::new(QueueKind::DropTail, 10));
+        let mut l = Link::new(1e6, 5_000_000, Queue::droptail(10));
         let spec = OutageSpec {
             start: None,
             every: None,
