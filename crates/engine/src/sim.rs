@@ -142,7 +142,7 @@ pub struct Sim {
 /// (`duplex` is that index), so the duplex link goes down as one.
 fn make_link(l: &LinkSpec, forward: bool, seed: u64, index: usize, duplex: usize) -> Link {
     let mut link = Link::new(l.rate.0, l.delay.0, Queue::new(l.queue, l.buffer));
-    if let (true, Some(e)) = (forward, l.errors) {
+    if let (true, Some(e)) = (forward, &l.errors) {
         let rng = Rng::stream(seed, stream::LINK_ERRORS, index as u64);
         link.impairment = match e.model {
             ErrorModelKind::Bernoulli => match e.per.unwrap_or(0.0) {
@@ -156,6 +156,11 @@ fn make_link(l: &LinkSpec, forward: bool, seed: u64, index: usize, duplex: usize
                 per_bad: e.per_bad.unwrap_or(1.0),
                 bad: false,
                 rng,
+            },
+            ErrorModelKind::List => Impairment::List {
+                drops: e.packets.clone().unwrap_or_default().into_boxed_slice(),
+                next: 0,
+                count: 0,
             },
         };
     }
