@@ -239,3 +239,19 @@ def test_two_identical_groups_split_the_link_evenly():
                                     "flows.smooth.beta=0.5"]).metrics["groups"]["smooth"]["share"]
               for s in range(1, 7)]
     assert abs(np.mean(shares) - 0.5) < 4 * 0.0053, shares
+
+
+def test_a_loss_list_loses_exactly_the_listed_arrivals():
+    """UDP alone: the k-th packet to arrive at the sink link is the k-th sent
+    (seq k), so the lost sequence numbers are the list; errors spare acks
+    and the reverse direction."""
+    sc = json.loads(json.dumps(PROBE))
+    drops = [0, 5, 6, 7, 100, 2_000]
+    sc["topology"]["sink_access"]["errors"] = {"model": "list", "packets": drops}
+    res = tcplab.run(sc)
+    d = res.traces["drops"]
+    assert set(d["cause"]) == {ERROR}
+    assert sorted(d["seq"].tolist()) == drops
+    sc["topology"]["sink_access"]["errors"]["packets"] = [3, 2]
+    with pytest.raises(UserError, match=r"topology.sink_access.errors.packets\[1\]"):
+        tcplab.run(sc)

@@ -332,6 +332,20 @@ def test_export_writes_gilbert_elliott_errors_as_a_multistate_model():
         export_tcl(s)
 
 
+def test_export_writes_a_loss_list_as_a_list_error_model():
+    s = scenario({"tcp": tcp_group()})
+    s["topology"]["sink_access"]["errors"] = {"model": "list", "packets": [4, 17, 18]}
+    tcl = export_tcl(s)
+    assert "ErrorModel/List" in tcl
+    assert "tcplab_list_errors $r2 $dst(0) {4 17 18}" in tcl.splitlines()
+    s["topology"]["sink_access"]["errors"] = {"model": "list", "packets": []}
+    assert "tcplab_list_errors" not in "\n".join(
+        line for line in export_tcl(s).splitlines() if not line.startswith(("proc", "#")))
+    s["topology"]["sink_access"]["errors"] = {"model": "list", "packets": [5, 5]}
+    with pytest.raises(Ns2Error, match="errors.packets"):
+        export_tcl(s)
+
+
 def test_export_starts_and_stops_flows_on_their_schedules():
     s = scenario({"tcp": tcp_group(count=4, joins={"initial": 1, "at": "20s", "every": "10s",
                                                    "factor": 2})})

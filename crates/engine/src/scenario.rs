@@ -347,14 +347,22 @@ pub enum ErrorModelKind {
     /// `ErrorModel/MultiState` with packet transitions does the same).
     #[serde(rename = "gilbert-elliott")]
     GilbertElliott,
+    /// Deterministic: the arrivals numbered in `packets` are lost (0 = the
+    /// first packet to arrive at the link's forward direction, counting every
+    /// flow's packets that reach the error model; ns-2's `ErrorModel/List`
+    /// with unit pkt counts the same way). For differential tests: the same
+    /// losses in both engines.
+    #[serde(rename = "list")]
+    List,
 }
 
 /// Random packet errors. A lost packet is decided as it arrives at the link
 /// and never enters the buffer (ns-2's `$ns lossmodel` puts the ErrorModel
 /// at the link's head, before the queue). Which keys apply depends on
 /// `model`: `per` for "bernoulli"; `p_gb`, `p_bg`, `per_good` (default 0)
-/// and `per_bad` (default 1) for "gilbert-elliott".
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+/// and `per_bad` (default 1) for "gilbert-elliott"; `packets` (strictly
+/// increasing arrival numbers) for "list".
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ErrorSpec {
     pub model: ErrorModelKind,
@@ -373,6 +381,9 @@ pub struct ErrorSpec {
     /// Loss probability in the bad state (gilbert-elliott, default 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub per_bad: Option<f64>,
+    /// Arrival numbers to lose, strictly increasing, from 0 (list).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packets: Option<Vec<u64>>,
 }
 
 impl ErrorSpec {
@@ -386,6 +397,8 @@ impl ErrorSpec {
                 let bad = if gb + bg > 0.0 { gb / (gb + bg) } else { 0.0 };
                 (1.0 - bad) * self.per_good.unwrap_or(0.0) + bad * self.per_bad.unwrap_or(1.0)
             }
+            // not a rate: the losses depend on how many packets arrive
+            ErrorModelKind::List => 0.0,
         }
     }
 
@@ -405,7 +418,34 @@ impl ErrorSpec {
                 &["p_gb", "p_bg", "per_good", "per_bad"],
                 &["p_gb", "p_bg"],
             ),
+            ErrorModelKind::List => ("list", &[], &[]),
         };
+        match (&self.packets, self.model) {
+            (Some(_), m) if m != ErrorModelKind::List => {
+                return Err(err(
+                    format!("{path}.packets"),
+                    format!("does not apply to model = \"{name}\" (only to \"list\")"),
+                ))
+            }
+            (None, ErrorModelKind::List) => {
+                return Err(err(
+                    format!("{path}.packets"),
+                    "missing; a list of arrival numbers to lose (from 0, strictly increasing)",
+                ))
+            }
+            (Some(p), _) => {
+                if let Some(i) = p.windows(2).position(|w| w[1] <= w[0]) {
+                    return Err(err(
+                        format!("{path}.packets[{}]", i + 1),
+                        format!(
+                            "must be greater than the one before ({} after {}): the list is strictly increasing",
+                            p[i + 1], p[i]
+                        ),
+                    ));
+                }
+            }
+            _ => {}
+        }
         let keys = [
             ("per", self.per),
             ("p_gb", self.p_gb),
@@ -567,8 +607,8 @@ impl LinkSpec {
             if let Some(b) = o.buffer {
                 l.buffer = b;
             }
-            if let Some(e) = o.errors {
-                l.errors = Some(e);
+            if let Some(e) = &o.errors {
+                l.errors = Some(e.clone());
             }
             if let Some(x) = &o.outages {
                 l.outages = Some(x.clone());
@@ -1345,7 +1385,7 @@ impl Scenario {
             &mut topo.access,
             &mut topo.sink_access,
         ] {
-            l.errors = l.errors.map(ErrorSpec::resolved);
+            l.errors = l.errors.take().map(ErrorSpec::resolved);
             l.outages = l.outages.take().map(OutageSpec::resolved);
         }
         for g in self.flows.values_mut() {
@@ -1353,7 +1393,7 @@ impl Scenario {
                 .into_iter()
                 .flatten()
             {
-                o.errors = o.errors.map(ErrorSpec::resolved);
+                o.errors = o.errors.take().map(ErrorSpec::resolved);
                 o.outages = o.outages.take().map(OutageSpec::resolved);
             }
             if g.stop.is_none() && g.leaves.is_none() {
@@ -1977,6 +2017,37 @@ mod tests {
         let ge = s.topology.sink_access.errors.unwrap();
         assert_eq!((ge.per_good, ge.per_bad), (Some(0.0), Some(1.0)));
         assert!((ge.loss_rate() - 0.01 / 0.31).abs() < 1e-12);
+    }
+
+    #[test]
+    fn bad_loss_lists_are_rejected_with_paths() {
+        let e = |x: &str| resolve_with(&format!(r#", "errors": {x}"#), "").unwrap_err();
+        let p = "topology.sink_access.errors";
+        assert_eq!(e(r#"{"model": "list"}"#).path, format!("{p}.packets"));
+        assert_eq!(
+            e(r#"{"model": "bernoulli", "per": 0.1, "packets": [1]}"#).path,
+            format!("{p}.packets")
+        );
+        assert_eq!(
+            e(r#"{"model": "list", "packets": [1], "per": 0.1}"#).path,
+            format!("{p}.per")
+        );
+        let err = e(r#"{"model": "list", "packets": [3, 7, 7]}"#);
+        assert_eq!(err.path, format!("{p}.packets[2]"));
+        assert!(
+            err.message.contains("strictly increasing"),
+            "{}",
+            err.message
+        );
+        assert_eq!(
+            e(r#"{"model": "list", "packets": [3, -1]}"#)
+                .path
+                .split('.')
+                .next(),
+            Some("topology")
+        );
+        let s = resolve_with(r#", "errors": {"model": "list", "packets": []}"#, "").unwrap();
+        assert_eq!(s.topology.sink_access.errors.unwrap().packets, Some(vec![]));
     }
 
     #[test]

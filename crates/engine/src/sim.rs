@@ -151,7 +151,7 @@ pub struct Sim {
 pub fn make_link(l: &LinkSpec, forward: bool, seed: u64, index: usize, duplex: usize) -> Link {
     let queue = Queue::from_spec(l, Rng::stream(seed, stream::QUEUE, index as u64));
     let mut link = Link::new(l.rate.0, l.delay.0, queue);
-    if let (true, Some(e)) = (forward, l.errors) {
+    if let (true, Some(e)) = (forward, &l.errors) {
         let rng = Rng::stream(seed, stream::LINK_ERRORS, index as u64);
         link.impairment = match e.model {
             ErrorModelKind::Bernoulli => match e.per.unwrap_or(0.0) {
@@ -165,6 +165,11 @@ pub fn make_link(l: &LinkSpec, forward: bool, seed: u64, index: usize, duplex: u
                 per_bad: e.per_bad.unwrap_or(1.0),
                 bad: false,
                 rng,
+            },
+            ErrorModelKind::List => Impairment::List {
+                drops: e.packets.clone().unwrap_or_default().into_boxed_slice(),
+                next: 0,
+                count: 0,
             },
         };
     }

@@ -92,7 +92,7 @@ _TOP_KEYS = {"name", "description", "seed", "duration", "warmup", "topology",
              "flows", "measure", "trace", "linux"}
 _TOPOLOGY_KEYS = {"kind", "bottleneck", "access", "sink_access"}
 _LINK_KEYS = {"rate", "delay", "buffer", "queue", "errors", "outages", "red", "threshold"}
-_ERRORS_KEYS = {"model", "per", "p_gb", "p_bg", "per_good", "per_bad"}
+_ERRORS_KEYS = {"model", "per", "p_gb", "p_bg", "per_good", "per_bad", "packets"}
 _RED_KEYS = {"preset", "min_thresh", "max_thresh", "max_p", "weight", "wait", "gentle", "mode",
              "mean_packet_size"}
 
@@ -164,6 +164,8 @@ class _Link:
     per: float = 0.0
     #: Gilbert-Elliott (p_gb, p_bg, per_good, per_bad) on the forward direction.
     ge: tuple | None = None
+    #: Arrival numbers lost on the forward direction (errors model "list").
+    drops: tuple | None = None
     #: The link has an outage schedule (times from the engine, `link_outages`).
     outages: bool = False
     #: Queue/RED variables (name, value) when queue == "red".
@@ -286,7 +288,7 @@ def _link(params: dict, path: str) -> _Link:
         raise Ns2Error(f"{path}.buffer: expected a whole number of waiting packets "
                        f">= 1, got {buffer!r} (ns-2 DropTail with queue-limit 1 drops "
                        "every arrival, so a zero buffer has no ns-2 equivalent)")
-    per, ge = 0.0, None
+    per, ge, drops = 0.0, None, None
     errors = params.get("errors")
     if errors is not None:
         _check_keys(errors, _ERRORS_KEYS, f"{path}.errors")
@@ -302,10 +304,17 @@ def _link(params: dict, path: str) -> _Link:
             per = prob("per")
         elif model == "gilbert-elliott":
             ge = tuple(prob(k) for k in ("p_gb", "p_bg", "per_good", "per_bad"))
+        elif model == "list":
+            drops = tuple(_require(errors, "packets", f"{path}.errors"))
+            if not all(isinstance(k, int) and not isinstance(k, bool) and 0 <= k < 2**31 - 1
+                       for k in drops) or any(b <= a for a, b in zip(drops, drops[1:])):
+                raise Ns2Error(f"{path}.errors.packets: expected strictly increasing arrival "
+                               "numbers in [0, 2^31 - 1) (ns-2's ListErrorModel counts in an int)")
         else:
             raise Ns2Error(f"{path}.errors.model: {model!r} is not exported to ns-2 (it knows "
-                           "\"bernoulli\", as ErrorModel with unit pkt, and \"gilbert-elliott\", "
-                           "as ErrorModel/MultiState with packet transitions)")
+                           "\"bernoulli\", as ErrorModel with unit pkt, \"gilbert-elliott\", "
+                           "as ErrorModel/MultiState with packet transitions, and \"list\", as "
+                           "ErrorModel/List with unit pkt)")
     outages = params.get("outages") is not None
     return _Link(
         rate_bps=_positive_rate(_require(params, "rate", path), f"{path}.rate"),
@@ -314,6 +323,7 @@ def _link(params: dict, path: str) -> _Link:
         queue=queue,
         per=per,
         ge=ge,
+        drops=drops,
         outages=outages,
         red=red,
     )
@@ -526,6 +536,16 @@ proc tcplab_ge_errors {a b p_gb p_bg per_good per_bad seed} {
     $ns lossmodel $em $a $b
 }
 
+# Deterministic errors on a -> b: ErrorModel/List with unit pkt loses the
+# packets whose arrival number at the error model (from 0) is in `drops`.
+proc tcplab_list_errors {a b drops} {
+    global ns
+    set em [new ErrorModel/List]
+    $em unit pkt
+    $em droplist $drops
+    $ns lossmodel $em $a $b
+}
+
 proc tcplab_config {obj params} {
     foreach {key value} $params { $obj set $key $value }
 }
@@ -719,6 +739,8 @@ def _impairments_tcl(plan: _Plan, link: _Link, a: str, b: str, link_index: int) 
         lines.append(f"tcplab_errors {a} {b} {_tcl_num(link.per)} {seed}")
     if link.ge is not None:
         lines.append(f"tcplab_ge_errors {a} {b} {' '.join(map(_tcl_num, link.ge))} {seed}")
+    if link.drops:  # an empty list loses nothing (ns-2 would warn on every packet)
+        lines.append(f"tcplab_list_errors {a} {b} {{{' '.join(map(str, link.drops))}}}")
     if link.outages:
         import json
 

@@ -50,6 +50,14 @@ pub enum Impairment {
         bad: bool,
         rng: Rng,
     },
+    /// Deterministic: the arrivals numbered in `drops` (sorted) are lost.
+    List {
+        drops: Box<[u64]>,
+        /// Index in `drops` of the next loss.
+        next: usize,
+        /// Arrivals so far.
+        count: u64,
+    },
 }
 
 impl Impairment {
@@ -71,6 +79,12 @@ impl Impairment {
                 *bad = if *bad { u >= *p_bg } else { u < *p_gb };
                 let per = if *bad { *per_bad } else { *per_good };
                 per >= 1.0 || (per > 0.0 && rng.uniform() < per)
+            }
+            Impairment::List { drops, next, count } => {
+                let lost = drops.get(*next) == Some(count);
+                *next += lost as usize;
+                *count += 1;
+                lost
             }
         }
     }
@@ -457,6 +471,24 @@ mod tests {
     }
 
     #[test]
+    fn a_loss_list_loses_exactly_the_listed_arrivals() {
+        let mut l = Link::new(1e9, 0, Queue::new(QueueKind::DropTail, 100));
+        l.impairment = Impairment::List {
+            drops: vec![0, 3, 4, 9].into_boxed_slice(),
+            next: 0,
+            count: 0,
+        };
+        let lost: Vec<u32> = (0..12u32)
+            .filter(|&i| {
+                let p = Packet::new(Kind::Data, 0, i, 1000);
+                l.admit(&p, i as SimTime * 1_000_000) == Err(DropCause::Error)
+            })
+            .collect();
+        assert_eq!(lost, [0, 3, 4, 9]);
+        assert_eq!((l.counters.arrivals, l.counters.errors), (12, 4));
+    }
+
+    #[test]
     fn gilbert_elliott_with_noisy_states_loses_the_stationary_mix() {
         // loss = π_good·per_good + π_bad·per_bad = 0.0171; σ ≈ 1.2e-4 (state
         // correlation plus the per-packet coin); allow 4σ.
@@ -467,6 +499,7 @@ mod tests {
             p_bg: Some(0.3),
             per_good: Some(0.001),
             per_bad: Some(0.5),
+            packets: None,
         };
         let mut imp = ge(0.01, 0.3, 0.001, 0.5);
         let n = 4_000_000;

@@ -142,6 +142,10 @@ impl TcpSink {
             let n = self.recent.len().min(MAX_SACK_BLOCKS);
             a.sack[..n].copy_from_slice(&self.recent[..n]);
             a.nsack = n as u8;
+            // each block is two 4-byte words on the wire (ns-2's Sacker adds
+            // 8 bytes per block to the ack's size): acks carrying SACK
+            // blocks take longer to serialize
+            a.size_bytes += 8 * n as u32;
         }
         a
     }
@@ -195,6 +199,24 @@ mod tests {
         let a = s.on_data(&data(1), 0).unwrap();
         assert_eq!(a.seq, 5);
         assert_eq!(a.sack_blocks(), &[SackBlock { start: 6, end: 7 }]);
+    }
+
+    #[test]
+    fn acks_grow_by_eight_bytes_per_sack_block() {
+        // ns-2's Sacker: size += 8 per block (two 4-byte words)
+        let mut s = TcpSink::new(0, true, false, 0, false, 960);
+        assert_eq!(s.on_data(&data(0), 0).unwrap().size_bytes, 40);
+        assert_eq!(s.on_data(&data(2), 0).unwrap().size_bytes, 48);
+        assert_eq!(s.on_data(&data(4), 0).unwrap().size_bytes, 56);
+        assert_eq!(s.on_data(&data(6), 0).unwrap().size_bytes, 64);
+        assert_eq!(
+            s.on_data(&data(8), 0).unwrap().size_bytes,
+            64,
+            "three blocks at most"
+        );
+        let mut plain = TcpSink::new(0, false, false, 0, false, 960);
+        plain.on_data(&data(0), 0);
+        assert_eq!(plain.on_data(&data(2), 0).unwrap().size_bytes, 40);
     }
 
     #[test]
