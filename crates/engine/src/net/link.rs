@@ -472,7 +472,7 @@ mod tests {
 
     #[test]
     fn a_loss_list_loses_exactly_the_listed_arrivals() {
-        let mut l = Link::new(1e9, 0, Queue::new(QueueKind::DropTail, 100));
+        let mut l = Link::new(1e9, 0, Queue::droptail(100));
         l.impairment = Impairment::List {
             drops: vec![0, 3, 4, 9].into_boxed_slice(),
             next: 0,
