@@ -82,8 +82,18 @@ def run_all(only: set[str] | None = None) -> dict:
             src = Path(tmp) / "sc.json"
             dst = Path(tmp) / "out.json"
             src.write_text(json.dumps(sc))
-            subprocess.run([str(EXAMPLE), str(src), "--summary", str(dst)], check=True,
-                           stdout=subprocess.DEVNULL)
+            r = subprocess.run([str(EXAMPLE), str(src), "--summary", str(dst)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            if r.returncode != 0:
+                # A piecewise rate with `file` is resolved by the Python loader
+                # only; the example (engine alone) refuses it. Skip, say why.
+                if "trace file is read by tcplab's scenario loader" in r.stderr:
+                    print(f"  skipped {name}: its piecewise `file` is resolved only by "
+                          "the Python loader, which this script does not use",
+                          file=sys.stderr, flush=True)
+                    continue
+                sys.stderr.write(r.stderr)
+                raise subprocess.CalledProcessError(r.returncode, r.args)
             results[name] = json.loads(dst.read_text())
             print(f"  ran {name}", file=sys.stderr, flush=True)
     return results
