@@ -464,7 +464,7 @@ impl Sim {
                     }
                 } else {
                     let mut out = std::mem::take(&mut self.out);
-                    snd.on_ack(&p, now, &mut out);
+                    snd.on_ack(&p, sink.take_sack(&p), now, &mut out);
                     self.after_sender(p.flow, now, &mut out);
                     self.out = out;
                 }

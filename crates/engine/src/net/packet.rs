@@ -7,7 +7,8 @@ pub enum Kind {
     /// TCP data; `seq` is the packet number (ns-2 counts packets, not bytes).
     Data = 0,
     /// TCP acknowledgement; `seq` is the next packet the receiver expects
-    /// (ns-2's cumulative ack + 1), plus up to three SACK blocks.
+    /// (ns-2's cumulative ack + 1), plus up to three SACK blocks (held by the
+    /// sink, see `Packet::sack_id`).
     Ack = 1,
     /// UDP datagram.
     Udp = 2,
@@ -36,10 +37,15 @@ pub struct Packet {
     pub dir: u8,
     /// Index of the link the packet is on (or arrives at next) in its route.
     pub hop: u8,
+    /// Number of SACK blocks the ack carries (0 for everything else).
     pub nsack: u8,
     /// A retransmission (for traces; the network does not look).
     pub rtx: bool,
-    pub sack: [SackBlock; MAX_SACK_BLOCKS],
+    /// With `nsack > 0`: the id under which the sink keeps this ack's SACK
+    /// blocks (`TcpSink::take_sack`). The blocks stay out of the packet so
+    /// that the packet moved through link pipes and queues is 24 bytes, not
+    /// 44; the network never looks at them.
+    pub sack_id: u32,
 }
 
 impl Packet {
@@ -53,11 +59,16 @@ impl Packet {
             hop: 0,
             nsack: 0,
             rtx: false,
-            sack: [SackBlock::default(); MAX_SACK_BLOCKS],
+            sack_id: 0,
         }
     }
+}
 
-    pub fn sack_blocks(&self) -> &[SackBlock] {
-        &self.sack[..self.nsack as usize]
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn packet_is_small() {
+        assert_eq!(std::mem::size_of::<super::Packet>(), 24);
+        assert_eq!(std::mem::size_of::<(u64, super::Packet)>(), 32);
     }
 }

@@ -6,7 +6,7 @@
 use super::recovery::Recovery;
 use super::rtt::RttEstimator;
 use super::window::{Reduction, Window};
-use crate::net::packet::{Kind, Packet};
+use crate::net::packet::{Kind, Packet, SackBlock};
 use crate::scenario::{TcpParams, Variant};
 use crate::time::SimTime;
 
@@ -308,10 +308,17 @@ impl TcpSender {
         self.send_much(now, 0, out);
     }
 
-    /// An ack arrived from the receiver.
-    pub fn on_ack(&mut self, pkt: &Packet, now: SimTime, out: &mut Vec<Packet>) {
+    /// An ack arrived from the receiver; `sack`: its SACK blocks
+    /// (`TcpSink::take_sack`).
+    pub fn on_ack(
+        &mut self,
+        pkt: &Packet,
+        sack: &[SackBlock],
+        now: SimTime,
+        out: &mut Vec<Packet>,
+    ) {
         self.counters.acks += 1;
-        super::recovery::on_ack(self, pkt, now, out);
+        super::recovery::on_ack(self, pkt, sack, now, out);
         if !self.active && self.highest_ack >= self.maxseq {
             self.cancel_rtx_timer();
         }

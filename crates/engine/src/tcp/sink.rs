@@ -27,6 +27,21 @@ pub struct TcpSink {
     payload_bytes: u32,
     pub delivered_packets: u64,
     pub delivered_bytes: u64,
+    /// SACK blocks of the acks sent, by ack id (`Packet::sack_id`): a ring
+    /// of power-of-two length holding ids `oldest..next_sack_id`, doubled
+    /// (rarely: only when more acks with blocks are unread than it holds)
+    /// so that sending an ack allocates nothing.
+    sent: Vec<SentSack>,
+    next_sack_id: u32,
+    /// Acks with a lower id were read by the sender or dropped: acks of a
+    /// flow follow one route of FIFO links, so they arrive in id order.
+    oldest_sack_id: u32,
+}
+
+#[derive(Clone, Copy, Default)]
+struct SentSack {
+    id: u32,
+    blocks: [SackBlock; MAX_SACK_BLOCKS],
 }
 
 impl TcpSink {
@@ -51,7 +66,49 @@ impl TcpSink {
             payload_bytes,
             delivered_packets: 0,
             delivered_bytes: 0,
+            sent: if sack {
+                vec![SentSack::default(); 64]
+            } else {
+                Vec::new()
+            },
+            next_sack_id: 0,
+            oldest_sack_id: 0,
         }
+    }
+
+    /// The SACK blocks of an ack this sink sent, read once by the sender
+    /// when the ack arrives.
+    pub fn take_sack(&mut self, ack: &Packet) -> &[SackBlock] {
+        if ack.nsack == 0 {
+            return &[];
+        }
+        let id = ack.sack_id;
+        let e = &self.sent[id as usize & (self.sent.len() - 1)];
+        assert_eq!(e.id, id, "SACK blocks of ack {id} overwritten");
+        if id.wrapping_sub(self.oldest_sack_id) < 1 << 31 {
+            self.oldest_sack_id = id.wrapping_add(1);
+        }
+        &e.blocks[..ack.nsack as usize]
+    }
+
+    fn store_sack(&mut self, n: usize) -> u32 {
+        if self.next_sack_id.wrapping_sub(self.oldest_sack_id) as usize == self.sent.len() {
+            let mut grown = vec![SentSack::default(); self.sent.len() * 2];
+            let mask = grown.len() - 1;
+            let mut id = self.oldest_sack_id;
+            while id != self.next_sack_id {
+                grown[id as usize & mask] = self.sent[id as usize & (self.sent.len() - 1)];
+                id = id.wrapping_add(1);
+            }
+            self.sent = grown;
+        }
+        let id = self.next_sack_id;
+        self.next_sack_id = id.wrapping_add(1);
+        let mask = self.sent.len() - 1;
+        let e = &mut self.sent[id as usize & mask];
+        e.id = id;
+        e.blocks[..n].copy_from_slice(&self.recent[..n]);
+        id
     }
 
     /// A data packet arrives; returns the ack to send now, if any.
@@ -136,11 +193,13 @@ impl TcpSink {
         b
     }
 
-    fn ack(&self) -> Packet {
+    fn ack(&mut self) -> Packet {
         let mut a = Packet::new(Kind::Ack, self.flow, self.next_expected, 40);
         if self.sack {
             let n = self.recent.len().min(MAX_SACK_BLOCKS);
-            a.sack[..n].copy_from_slice(&self.recent[..n]);
+            if n > 0 {
+                a.sack_id = self.store_sack(n);
+            }
             a.nsack = n as u8;
             // each block is two 4-byte words on the wire (ns-2's Sacker adds
             // 8 bytes per block to the ack's size): acks carrying SACK
@@ -182,7 +241,7 @@ mod tests {
         let a = s.on_data(&data(6), 0).unwrap();
         assert_eq!(a.seq, 1);
         assert_eq!(
-            a.sack_blocks(),
+            s.take_sack(&a),
             &[
                 SackBlock { start: 6, end: 7 },
                 SackBlock { start: 2, end: 4 }
@@ -190,7 +249,7 @@ mod tests {
         );
         let a = s.on_data(&data(4), 0).unwrap();
         assert_eq!(
-            a.sack_blocks(),
+            s.take_sack(&a),
             &[
                 SackBlock { start: 2, end: 5 },
                 SackBlock { start: 6, end: 7 }
@@ -198,7 +257,33 @@ mod tests {
         );
         let a = s.on_data(&data(1), 0).unwrap();
         assert_eq!(a.seq, 5);
-        assert_eq!(a.sack_blocks(), &[SackBlock { start: 6, end: 7 }]);
+        assert_eq!(s.take_sack(&a), &[SackBlock { start: 6, end: 7 }]);
+    }
+
+    #[test]
+    fn sack_blocks_survive_many_unread_acks_and_drops() {
+        // 300 acks with blocks sent before the sender reads any (more than
+        // the ring's first 64 slots): each keeps its own blocks; acks never
+        // read (dropped on the way) do not block the ring.
+        let mut s = TcpSink::new(0, true, false, 0, false, 960);
+        s.on_data(&data(0), 0);
+        let acks: Vec<Packet> = (0..300)
+            .map(|k| s.on_data(&data(2 + 2 * k), 0).unwrap())
+            .collect();
+        for (k, a) in acks.iter().enumerate() {
+            let b = SackBlock {
+                start: 2 + 2 * k as u32,
+                end: 3 + 2 * k as u32,
+            };
+            assert_eq!(s.take_sack(a)[0], b);
+        }
+        for k in 0..1000 {
+            let a = s.on_data(&data(1000 + 2 * k), 0).unwrap();
+            if k % 3 == 0 {
+                assert_eq!(s.take_sack(&a)[0].start, 1000 + 2 * k);
+            }
+        }
+        assert_eq!(s.sent.len(), 512);
     }
 
     #[test]

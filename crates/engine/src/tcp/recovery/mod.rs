@@ -8,7 +8,7 @@ pub mod sack;
 pub mod tahoe;
 
 use super::sender::TcpSender;
-use crate::net::packet::Packet;
+use crate::net::packet::{Packet, SackBlock};
 use crate::scenario::Variant;
 use crate::time::SimTime;
 
@@ -37,12 +37,19 @@ pub fn cumulative_ack(pkt: &Packet) -> i64 {
     pkt.seq as i64 - 1
 }
 
-pub fn on_ack(s: &mut TcpSender, pkt: &Packet, now: SimTime, out: &mut Vec<Packet>) {
+/// `blocks`: the ack's SACK blocks (`TcpSink::take_sack`), read by SACK only.
+pub fn on_ack(
+    s: &mut TcpSender,
+    pkt: &Packet,
+    blocks: &[SackBlock],
+    now: SimTime,
+    out: &mut Vec<Packet>,
+) {
     match s.rec {
         Recovery::Tahoe => tahoe::on_ack(s, pkt, now, out),
         Recovery::Reno => reno::on_ack(s, pkt, now, out),
         Recovery::NewReno(_) => newreno::on_ack(s, pkt, now, out),
-        Recovery::Sack(_) => sack::on_ack(s, pkt, now, out),
+        Recovery::Sack(_) => sack::on_ack(s, pkt, blocks, now, out),
     }
 }
 

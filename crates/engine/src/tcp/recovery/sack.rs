@@ -108,7 +108,13 @@ fn st(s: &mut TcpSender) -> &mut State {
     }
 }
 
-pub fn on_ack(s: &mut TcpSender, pkt: &Packet, now: SimTime, out: &mut Vec<Packet>) {
+pub fn on_ack(
+    s: &mut TcpSender,
+    pkt: &Packet,
+    blocks: &[SackBlock],
+    now: SimTime,
+    out: &mut Vec<Packet>,
+) {
     let ack = cumulative_ack(pkt);
     let valid = ack >= s.last_ack;
     if !st(s).fastrecov {
@@ -120,7 +126,7 @@ pub fn on_ack(s: &mut TcpSender, pkt: &Packet, now: SimTime, out: &mut Vec<Packe
         } else if ack == s.last_ack && !st(s).after_timeout {
             let highest = s.highest_ack;
             let x = st(s);
-            x.scb.update(highest, pkt.sack_blocks());
+            x.scb.update(highest, blocks);
             if x.scb.changed {
                 s.dupacks += 1;
                 if s.dupacks == s.p.dupack_threshold {
@@ -148,14 +154,14 @@ pub fn on_ack(s: &mut TcpSender, pkt: &Packet, now: SimTime, out: &mut Vec<Packe
             // Partial ack: the retransmission arrived, count it out of the pipe.
             s.highest_ack = ack;
             let x = st(s);
-            x.scb.update(ack, pkt.sack_blocks());
+            x.scb.update(ack, blocks);
             x.pipe -= 1;
             s.newtimer(ack, now);
             s.rtt.reset_backoff();
         } else if !st(s).after_timeout {
             let highest = s.highest_ack;
             let x = st(s);
-            x.scb.update(highest, pkt.sack_blocks());
+            x.scb.update(highest, blocks);
             if x.scb.changed && s.dupacks > 0 {
                 s.dupacks += 1;
             }
