@@ -104,6 +104,9 @@ pub struct Scheduler {
     nodes: Vec<Node>,
     free: u32,
     heads: Vec<u32>,
+    /// Last node of each window's list (meaningful only where `heads` is
+    /// not NIL): events mostly come in time order, and these append at once.
+    tails: Vec<u32>,
     /// log2 of the window width, ns.
     shift: u32,
     /// Start of the current window; every pending event is at or after it.
@@ -140,6 +143,7 @@ impl Scheduler {
             nodes: Vec::new(),
             free: NIL,
             heads: vec![NIL; 64],
+            tails: vec![NIL; 64],
             shift: 20, // 1 ms windows until the first adaptation
             floor: 0,
             cur: 0,
@@ -196,16 +200,43 @@ impl Scheduler {
             next: NIL,
         };
         let key = node.key();
-        let mut prev = NIL;
-        let mut at = self.heads[b];
+        let head = self.heads[b];
+        let tail = self.tails[b];
         let mut walk = 0;
-        while at != NIL && self.nodes[at as usize].key() < key {
-            prev = at;
-            at = self.nodes[at as usize].next;
-            walk += 1;
+        if head == NIL || self.nodes[tail as usize].key() < key {
+            // empty window, or later than its last event: append
+            let i = self.alloc(node);
+            if head == NIL {
+                self.heads[b] = i;
+            } else {
+                self.nodes[tail as usize].next = i;
+            }
+            self.tails[b] = i;
+        } else {
+            // somewhere before the tail: walk (never past the tail)
+            let mut prev = NIL;
+            let mut at = head;
+            while self.nodes[at as usize].key() < key {
+                prev = at;
+                at = self.nodes[at as usize].next;
+                walk += 1;
+            }
+            node.next = at;
+            let i = self.alloc(node);
+            if prev == NIL {
+                self.heads[b] = i;
+            } else {
+                self.nodes[prev as usize].next = i;
+            }
         }
-        node.next = at;
-        let i = if self.free != NIL {
+        self.near += 1;
+        self.epoch_walk += walk;
+        self.epoch_inserts += 1;
+    }
+
+    #[inline(always)]
+    fn alloc(&mut self, node: Node) -> u32 {
+        if self.free != NIL {
             let i = self.free;
             self.free = self.nodes[i as usize].next;
             self.nodes[i as usize] = node;
@@ -213,15 +244,7 @@ impl Scheduler {
         } else {
             self.nodes.push(node);
             (self.nodes.len() - 1) as u32
-        };
-        if prev == NIL {
-            self.heads[b] = i;
-        } else {
-            self.nodes[prev as usize].next = i;
         }
-        self.near += 1;
-        self.epoch_walk += walk;
-        self.epoch_inserts += 1;
     }
 
     /// Move the heap's events that the near future now covers into it.
@@ -354,6 +377,7 @@ impl Scheduler {
         self.nodes.clear();
         self.free = NIL;
         self.heads = vec![NIL; buckets];
+        self.tails = vec![NIL; buckets];
         self.mask = buckets - 1;
         self.shift = shift;
         if self.calendar {
