@@ -2,7 +2,7 @@
 //! event loop, and reports per-flow and per-link counters over the
 //! measurement window (warmup, duration].
 
-use crate::net::link::{Admit, DropCause, Impairment, Link};
+use crate::net::link::{Admit, DropCause, Impairment, Link, LinkSnapshot};
 use crate::net::outage::OutageSchedule;
 use crate::net::packet::{Kind, Packet, FORWARD};
 use crate::net::queue::Queue;
@@ -48,15 +48,6 @@ struct FlowCount {
     timeouts: u64,
     fast_retransmits: u64,
     drops: u64,
-}
-
-#[derive(Clone, Copy, Default)]
-struct LinkCount {
-    arrivals: u64,
-    drops: u64,
-    errors: u64,
-    sent_packets: u64,
-    busy_ns: u64,
 }
 
 pub struct LinkInfo {
@@ -136,7 +127,7 @@ pub struct Sim {
     /// Links fed by exactly one other link (and by no agent).
     single_input: Vec<bool>,
     warm_flows: Option<Vec<FlowCount>>,
-    warm_links: Option<Vec<LinkCount>>,
+    warm_links: Option<Vec<LinkSnapshot>>,
     /// Some threshold dropper needs the sim to pick its victims.
     selectors: bool,
     /// Per link: the TCP flows crossing it, with their selection weights
@@ -717,17 +708,8 @@ impl Sim {
             .collect()
     }
 
-    fn link_counts(&mut self, now: SimTime) -> Vec<LinkCount> {
-        self.links
-            .iter_mut()
-            .map(|l| LinkCount {
-                arrivals: l.counters.arrivals,
-                drops: l.counters.drops,
-                errors: l.counters.errors,
-                sent_packets: l.sent_packets_until(now),
-                busy_ns: l.busy_ns_until(now),
-            })
-            .collect()
+    fn link_counts(&mut self, now: SimTime) -> Vec<LinkSnapshot> {
+        self.links.iter_mut().map(|l| l.snapshot(now)).collect()
     }
 
     fn report(mut self) -> RunOutput {
@@ -737,7 +719,7 @@ impl Sim {
         let now_f = self.flow_counts();
         let now_l = self.link_counts(end);
         let zero_f = vec![FlowCount::default(); now_f.len()];
-        let zero_l = vec![LinkCount::default(); now_l.len()];
+        let zero_l = vec![LinkSnapshot::default(); now_l.len()];
         let wf = self.warm_flows.take().unwrap_or(zero_f);
         let wl = self.warm_links.take().unwrap_or(zero_l);
         let flows = self

@@ -16,7 +16,7 @@
 use crate::sys;
 use serde::Deserialize;
 use serde_json::json;
-use tcplab_engine::net::link::{Admit, DropCause, Link};
+use tcplab_engine::net::link::{Admit, DropCause, Link, LinkSnapshot};
 use tcplab_engine::net::packet::{Kind, Packet};
 use tcplab_engine::scenario::{FlowKind, LinkSpec, Scenario};
 use tcplab_engine::sim::{flow_times, make_link, udp_source};
@@ -50,25 +50,6 @@ struct FlowCount {
     delivered_packets: u64,
     delivered_bytes: u64,
     drops: u64,
-}
-
-#[derive(Clone, Copy, Default)]
-struct LinkCount {
-    arrivals: u64,
-    drops: u64,
-    errors: u64,
-    departures: u64,
-    busy_ns: u64,
-}
-
-fn link_count(l: &mut Link, now: SimTime) -> LinkCount {
-    LinkCount {
-        arrivals: l.counters.arrivals,
-        drops: l.counters.drops,
-        errors: l.counters.errors,
-        departures: l.sent_packets_until(now),
-        busy_ns: l.busy_ns_until(now),
-    }
 }
 
 /// Packet bytes, held while the link holds the packet; `Packet::seq` is the slot.
@@ -258,7 +239,7 @@ pub fn run(cfg: EmuConfig, wait_go: impl FnOnce() -> u64) -> Result<(), String> 
     let mut flows = vec![FlowCount::default(); n_flows as usize];
     let mut isn = vec![None::<u32>; n_flows as usize];
     let mut warm_flows: Option<Vec<FlowCount>> = None;
-    let mut warm_links: Option<[LinkCount; 2]> = None;
+    let mut warm_links: Option<[LinkSnapshot; 2]> = None;
     let mut other = [0u64; 2];
     let mut late = Lateness::default();
     let mut drops = DropLog::default();
@@ -398,10 +379,7 @@ pub fn run(cfg: EmuConfig, wait_go: impl FnOnce() -> u64) -> Result<(), String> 
         }
         // 4. The end of warm-up: counters from here on are measured.
         if warm_links.is_none() && now >= warmup {
-            warm_links = Some([
-                link_count(&mut links[0], warmup),
-                link_count(&mut links[1], warmup),
-            ]);
+            warm_links = Some([links[0].snapshot(warmup), links[1].snapshot(warmup)]);
             warm_flows = Some(flows.clone());
         }
         // 5. Sleep until the next thing due (or a packet arrives).
@@ -444,12 +422,12 @@ pub fn run(cfg: EmuConfig, wait_go: impl FnOnce() -> u64) -> Result<(), String> 
     let names = ["forward", "reverse"];
     let mut link_rows = Vec::new();
     for (i, l) in links.iter_mut().enumerate() {
-        let a = link_count(l, end);
+        let a = l.snapshot(end);
         let b = wl[i];
         link_rows.push(json!({
             "id": i, "name": "bottleneck", "direction": names[i], "rate_bps": l.rate_bps,
             "arrivals": a.arrivals - b.arrivals, "drops": a.drops - b.drops,
-            "errors": a.errors - b.errors, "departures": a.departures - b.departures,
+            "errors": a.errors - b.errors, "departures": a.sent_packets - b.sent_packets,
             "utilization": (a.busy_ns - b.busy_ns) as f64 / measured,
         }));
     }

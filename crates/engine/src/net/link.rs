@@ -118,6 +118,19 @@ pub struct Link {
     outages: Option<Box<Outages>>,
 }
 
+/// A link's cumulative counters at one instant; results over a window are
+/// the difference of two snapshots.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LinkSnapshot {
+    pub arrivals: u64,
+    pub drops: u64,
+    pub errors: u64,
+    /// Packets whose transmission ended by then.
+    pub sent_packets: u64,
+    /// Serializer time used by then.
+    pub busy_ns: u64,
+}
+
 /// Why a packet was lost (the `cause` column of the drops trace).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
@@ -349,6 +362,17 @@ impl Link {
         match self.pipe.front() {
             Some(&(at, _)) if at <= now => self.pipe.pop_front().map(|(_, p)| p),
             _ => None,
+        }
+    }
+
+    /// The counters at `now` (what a report subtracts at warm-up and at the end).
+    pub fn snapshot(&mut self, now: SimTime) -> LinkSnapshot {
+        LinkSnapshot {
+            arrivals: self.counters.arrivals,
+            drops: self.counters.drops,
+            errors: self.counters.errors,
+            sent_packets: self.sent_packets_until(now),
+            busy_ns: self.busy_ns_until(now),
         }
     }
 
