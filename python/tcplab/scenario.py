@@ -19,19 +19,24 @@ from tcplab.errors import UserError
 __all__ = ["load_scenario", "apply_overrides", "parse_override", "resolve", "read_toml"]
 
 
-def read_toml(path: str | Path) -> dict:
-    """Read a TOML file into a dict; a missing file or bad syntax is a UserError.
-    Rate trace files (`rate = {shape = "piecewise", file = "x.csv"}`) are read
-    here, relative to the scenario file's directory, into `points`."""
+def load_toml(path: str | Path, what: str = "scenario") -> dict:
+    """A TOML file as a dict; a missing file or bad syntax is a UserError
+    (`what` names the kind of file in the message)."""
     p = Path(path)
     if not p.is_file():
-        raise UserError(f"{path}: no such scenario file")
+        raise UserError(f"{path}: no such {what} file")
     try:
         with p.open("rb") as fh:
-            data = tomllib.load(fh)
+            return tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"{path}: not valid TOML: {exc}") from None
-    return read_rate_files(data, p.parent, replace_points=False)
+
+
+def read_toml(path: str | Path) -> dict:
+    """Read a scenario file into a dict (`load_toml`). Rate trace files
+    (`rate = {shape = "piecewise", file = "x.csv"}`) are read here, relative
+    to the scenario file's directory, into `points`."""
+    return read_rate_files(load_toml(path), Path(path).parent, replace_points=False)
 
 
 def read_rate_files(scenario: dict, base: str | Path = ".", replace_points: bool = True) -> dict:

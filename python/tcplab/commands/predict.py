@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import tomllib
 from fractions import Fraction
 
 import numpy as np
@@ -295,13 +294,9 @@ def _print_result(model: Model, result: dict) -> None:
 
 
 def _run_scenario(path: str, as_json: bool) -> int:
-    try:
-        with open(path, "rb") as fh:
-            scn = tomllib.load(fh)
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such scenario file") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"{path}: not valid TOML: {exc}") from None
+    from tcplab.scenario import read_toml
+
+    scn = read_toml(path)
     try:
         predictions = predict_scenario(scn)
     except (ScenarioValueError, ValueError) as exc:

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import tomllib
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -294,12 +293,6 @@ def parse_sweep(data: dict, source: Path | None = None, engine: str | None = Non
 
 def load_sweep(path: str | Path, engine: str | None = None) -> Sweep:
     """Read a sweep TOML file."""
-    p = Path(path)
-    if not p.is_file():
-        raise UserError(f"{path}: no such sweep file")
-    try:
-        with p.open("rb") as fh:
-            data = tomllib.load(fh)
-    except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"{path}: not valid TOML: {exc}") from None
-    return parse_sweep(data, p, engine)
+    from tcplab.scenario import load_toml
+
+    return parse_sweep(load_toml(path, "sweep"), Path(path), engine)
