@@ -348,7 +348,7 @@ pub fn run(cfg: EmuConfig, wait_go: impl FnOnce() -> u64) -> Result<(), String> 
                 if at > now {
                     break;
                 }
-                let p = links[dir].pop_arrived(now).expect("due");
+                let (_, p) = links[dir].pop_arrived(now).expect("due");
                 late.add(now - at);
                 if p.kind == Kind::Udp {
                     let f = &mut flows[p.flow as usize];

@@ -116,6 +116,8 @@ pub struct Link {
     /// so such a link pays one predictable branch per packet).
     down_from: SimTime,
     outages: Option<Box<Outages>>,
+    /// A delivery event for this link is in the event queue.
+    delivery_pending: bool,
 }
 
 /// A link's cumulative counters at one instant; results over a window are
@@ -157,7 +159,7 @@ pub enum Admit {
     /// Lost, and why.
     Dropped(DropCause),
     /// Admitted; `schedule` is Some(t) when the link had no pending delivery
-    /// and one must be scheduled at t. `wait` is Some(start) when it waits
+    /// event and one must be scheduled at t. `wait` is Some(start) when it waits
     /// in the buffer until `start`.
     Admitted {
         schedule: Option<SimTime>,
@@ -182,6 +184,7 @@ impl Link {
             counters: LinkCounters::default(),
             down_from: SimTime::MAX,
             outages: None,
+            delivery_pending: false,
         }
     }
 
@@ -331,14 +334,10 @@ impl Link {
     pub fn arrive(&mut self, pkt: Packet, now: SimTime) -> Admit {
         match self.admit(&pkt, now) {
             Err(cause) => Admit::Dropped(cause),
-            Ok((at, wait)) => {
-                let was_empty = self.pipe.is_empty();
-                self.pipe.push_back((at, pkt));
-                Admit::Admitted {
-                    schedule: if was_empty { Some(at) } else { None },
-                    wait,
-                }
-            }
+            Ok((at, wait)) => Admit::Admitted {
+                schedule: self.hold(pkt, at),
+                wait,
+            },
         }
     }
 
@@ -356,11 +355,45 @@ impl Link {
         self.admit(pkt, now)
     }
 
-    /// The head packet if it has reached the next hop by `now`.
+    /// Keep an admitted packet until it reaches the next hop at `at`.
+    /// Returns the time a delivery event must be scheduled for, if the link
+    /// has none pending (then it has one from now on).
     #[inline]
-    pub fn pop_arrived(&mut self, now: SimTime) -> Option<Packet> {
+    pub fn hold(&mut self, pkt: Packet, at: SimTime) -> Option<SimTime> {
+        self.pipe.push_back((at, pkt));
+        if self.delivery_pending {
+            return None;
+        }
+        self.delivery_pending = true;
+        self.next_delivery()
+    }
+
+    /// The link's delivery event fired: what arrives now is popped, and
+    /// [`Link::delivered`] tells when the next event is due. Packets the
+    /// delivered ones cause to come back to this link (a chain of hops from
+    /// the sender through the receiver and back) schedule it themselves.
+    #[inline]
+    pub fn delivering(&mut self) {
+        self.delivery_pending = false;
+    }
+
+    /// After [`Link::delivering`] and the pops: the time of the next delivery
+    /// event to schedule, if one is needed and not already pending.
+    #[inline]
+    pub fn delivered(&mut self) -> Option<SimTime> {
+        if self.delivery_pending {
+            return None;
+        }
+        let next = self.next_delivery();
+        self.delivery_pending = next.is_some();
+        next
+    }
+
+    /// The head packet and its arrival time at the next hop, if that is by `now`.
+    #[inline]
+    pub fn pop_arrived(&mut self, now: SimTime) -> Option<(SimTime, Packet)> {
         match self.pipe.front() {
-            Some(&(at, _)) if at <= now => self.pipe.pop_front().map(|(_, p)| p),
+            Some(&(at, _)) if at <= now => self.pipe.pop_front(),
             _ => None,
         }
     }
@@ -423,7 +456,7 @@ mod tests {
         ));
         assert_eq!(l.next_delivery(), Some(13_000_000));
         assert!(l.pop_arrived(12_999_999).is_none());
-        assert_eq!(l.pop_arrived(13_000_000).unwrap().seq, 0);
+        assert_eq!(l.pop_arrived(13_000_000).unwrap().1.seq, 0);
         assert_eq!(l.next_delivery(), Some(21_000_000));
     }
 
@@ -573,7 +606,7 @@ mod tests {
             }
         ));
         assert_eq!(l.counters.errors, 3);
-        assert_eq!(l.pop_arrived(13 * ms).unwrap().seq, 0);
+        assert_eq!(l.pop_arrived(13 * ms).unwrap().1.seq, 0);
         assert_eq!(l.next_delivery(), Some(43 * ms));
     }
 
