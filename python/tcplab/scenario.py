@@ -82,7 +82,7 @@ def read_rate_files(scenario: dict, base: str | Path = ".", replace_points: bool
 
 
 def _rate_files(scenario: Mapping) -> bool:
-    """Whether some piecewise rate still names a `file` (what `read_rate_files` reads)."""
+    """Whether some rate table still names a `file` (for `read_rate_files` to read)."""
     flows = scenario.get("flows")
     return isinstance(flows, dict) and any(
         isinstance(g, dict) and isinstance(g.get("rate"), dict) and "file" in g["rate"] for g in flows.values())
