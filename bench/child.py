@@ -1,8 +1,9 @@
 """One timed run in a process of its own, so that peak memory is this run's:
 `python bench/child.py tcplab|ns2 SCENARIO.json` prints one JSON line.
 
-tcplab: timed in-process around `tcplab.run` (scenario in, result tables and
-metrics out: what a sweep point pays, interpreter start-up excluded) after one
+tcplab: timed in-process around `tcplab.run` (scenario in, a Result with its
+metrics out: what a sweep point pays, interpreter start-up excluded; the flow and
+link DataFrames are built when first read, after the timing, ~1 ms) after one
 tiny warm-up run, so lazy imports are not charged to the scenario; CPU time
 is the process's (`time.process_time`). Peak memory:
 this process's peak RSS during the run (interpreter, numpy/pandas and the engine;

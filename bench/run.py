@@ -13,8 +13,8 @@ is the robust measure on a shared machine; wall time is printed beside it.
     .venv/bin/python bench/run.py --quick --reps 1 --min-ratio 2   # CI's regression guard
     .venv/bin/python bench/run.py --sweep-scaling  # `tcplab reproduce all` with 1 vs 2 workers
 
-What is timed: tcplab, `tcplab.run` in-process (scenario in, result tables and metrics
-out; interpreter start-up excluded, since a sweep pays it once); ns-2, the whole `ns`
+What is timed: tcplab, `tcplab.run` in-process (scenario in, a Result with its metrics out;
+its flow/link DataFrames are built on first read, after the timing; interpreter start-up excluded, since a sweep pays it once); ns-2, the whole `ns`
 process (its Tcl set-up is part of what a run costs there); ns-3, the whole twin process
 (bench/ns3/dumbbell.cc, built with g++ on first use). Ratios, not absolute times, are
 what to compare across machines. `--quick` runs a tenth of each scenario, tcplab and

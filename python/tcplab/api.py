@@ -12,7 +12,7 @@ import pandas as pd
 
 from tcplab.errors import UserError
 from tcplab.result import Result
-from tcplab.scenario import apply_overrides, load_scenario
+from tcplab.scenario import load_scenario
 
 __all__ = ["run", "ENGINES", "TRACE_SERIES"]
 
@@ -43,10 +43,7 @@ def run(
         extra.append((["trace", "series"], series))
     if trace_interval is not None:
         extra.append((["trace", "interval"], trace_interval))
-    if isinstance(scenario, (str, Path)):
-        sc = load_scenario(scenario, list(overrides) + extra)
-    else:
-        sc = load_scenario(apply_overrides(scenario, overrides), extra)
+    sc = load_scenario(scenario, list(overrides) + extra)
     if engine == "packet":
         return _run_packet(sc)
     if engine == "ns2":
@@ -76,10 +73,13 @@ def _run_packet(sc: dict) -> Result:
     except ValueError as exc:
         raise UserError(f"scenario: {exc}") from None
     wall = time.perf_counter() - t0
-    raw = json.loads(summary)
+    raw = dict(summary, flows=_arrays(summary["flows"]), links=_arrays(summary["links"]))
     raw["scenario"] = json.loads(resolved)
-    raw["traces"] = {
-        name: pd.DataFrame({c: np.frombuffer(buf, dtype=dt) for c, (dt, buf) in cols.items()})
-        for name, cols in traces.items()
-    }
+    raw["traces"] = {name: pd.DataFrame(_arrays(cols)) for name, cols in traces.items()}
     return Result.from_raw(raw, wall_s=wall)
+
+
+def _arrays(cols: dict) -> dict:
+    """The engine's columns ({name: (dtype, little-endian bytes) or [str]}) as
+    numpy arrays and lists."""
+    return {c: np.frombuffer(v[1], dtype=v[0]) if isinstance(v, tuple) else v for c, v in cols.items()}

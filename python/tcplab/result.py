@@ -3,6 +3,11 @@
 A `Result` holds the resolved scenario, the engine's name and version, a
 per-flow table, a per-link table, summary metrics (computed here, the same
 way for every engine) and optional traces as pandas DataFrames.
+
+The metrics are computed from the tables' columns with numpy, and the two
+tables become DataFrames only when read: building them and summing pandas
+columns cost ten times what a short packet-engine run costs (bench/NOTES.md,
+"Python around the engine"), and a sweep point reads only the metrics.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ import json
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -22,60 +27,130 @@ from tcplab.metrics import jain_index  # re-exported: it lives with the other me
 __all__ = ["Result", "jain_index", "compute_metrics"]
 
 
-def compute_metrics(flows: pd.DataFrame, links: pd.DataFrame, reference_bps: float, measured_s: float) -> dict:
-    """Summary metrics over the measurement window, from the per-flow and per-link tables."""
-    tcp = flows[flows["kind"] == "tcp"]
-    udp = flows[flows["kind"] == "udp"]
+def compute_metrics(flows, links, reference_bps: float, measured_s: float) -> dict:
+    """Summary metrics over the measurement window, from the per-flow and per-link
+    tables: DataFrames, or dicts of columns (name -> list or array), which is
+    how `Result.from_raw` calls it (plain numpy: no DataFrame is built for a run
+    whose tables nobody reads). Sums are numpy's (pairwise), as pandas' are,
+    NaN counted as 0, so the values are those pandas gives."""
+    kind = _col(flows, "kind", object)
+    tcp, udp = kind == "tcp", kind == "udp"
+    goodput = _col(flows, "goodput_bps", float)
+    throughput = _col(flows, "throughput_bps", float)
+    # NaN counts as 0 in sums (np.nansum's and pandas' way, done once here)
+    gsum, tsum = (np.where(np.isnan(x), 0.0, x) for x in (goodput, throughput))
     m: dict = {"measured_s": measured_s, "reference_bps": reference_bps}
-    m["tcp_goodput_bps"] = float(tcp["goodput_bps"].sum())
-    m["tcp_throughput_bps"] = float(tcp["throughput_bps"].sum())
-    m["udp_throughput_bps"] = float(udp["throughput_bps"].sum())
+    m["tcp_goodput_bps"] = float(gsum[tcp].sum())
+    m["tcp_throughput_bps"] = float(tsum[tcp].sum())
+    m["udp_throughput_bps"] = float(tsum[udp].sum())
     if reference_bps > 0:
         m["normalized_goodput"] = m["tcp_goodput_bps"] / reference_bps
         m["normalized_throughput"] = m["tcp_throughput_bps"] / reference_bps
-    m["jain_index"] = jain_index(tcp["goodput_bps"]) if len(tcp) else float("nan")
-    bn = links[(links["name"] == "bottleneck") & (links["direction"] == "forward")]
-    if len(bn):
-        row = bn.iloc[0]
-        m["bottleneck_utilization"] = float(row["utilization"])
-        m["bottleneck_drops"] = int(row["drops"])
-        arrivals = row.get("arrivals")
+    m["jain_index"] = jain_index(goodput[tcp]) if tcp.any() else float("nan")
+    bn = np.flatnonzero((_col(links, "name", object) == "bottleneck")
+                        & (_col(links, "direction", object) == "forward"))
+    if bn.size:
+        i = bn[0]
+        drops = _col(links, "drops", None)[i]
+        m["bottleneck_utilization"] = float(_col(links, "utilization", None)[i])
+        m["bottleneck_drops"] = int(drops)
+        arrivals = _col(links, "arrivals", None)[i] if "arrivals" in links else None
         if arrivals is not None and not pd.isna(arrivals) and arrivals > 0:
-            m["bottleneck_loss_rate"] = float(row["drops"]) / float(arrivals)
-    for col in ("retransmissions", "timeouts", "fast_retransmits"):
-        if col in tcp and tcp[col].notna().all():
-            m[f"tcp_{col}"] = int(tcp[col].sum())
+            m["bottleneck_loss_rate"] = float(drops) / float(arrivals)
+    for name in ("retransmissions", "timeouts", "fast_retransmits"):
+        if name in flows:
+            v = _col(flows, name, None)[tcp]
+            if not pd.isna(v).any():
+                m[f"tcp_{name}"] = int(v.sum())
     # Paper B's aggregated protocol goodput per group (B8 friendliness: ideally
     # each of two groups gets half); share = of all flows' goodput.
-    total = float(flows["goodput_bps"].sum())
-    m["groups"] = {
-        g: {"flows": int(len(d)), "goodput_bps": float(d["goodput_bps"].sum()),
-            "throughput_bps": float(d["throughput_bps"].sum()),
-            "share": float(d["goodput_bps"].sum()) / total if total > 0 else float("nan"),
-            "normalized_goodput": (float(d["goodput_bps"].sum()) / reference_bps
-                                   if reference_bps > 0 else float("nan")),
-            "jain_index": jain_index(d["goodput_bps"])}
-        for g, d in flows.groupby("group", sort=True)
-    }
+    total = float(gsum.sum())
+    group = _col(flows, "group", object)
+    m["groups"] = {}
+    for g in sorted({x for x in group.tolist() if isinstance(x, str)}):
+        mine = group == g
+        gp = float(gsum[mine].sum())
+        m["groups"][g] = {
+            "flows": int(mine.sum()), "goodput_bps": gp,
+            "throughput_bps": float(tsum[mine].sum()),
+            "share": gp / total if total > 0 else float("nan"),
+            "normalized_goodput": gp / reference_bps if reference_bps > 0 else float("nan"),
+            "jain_index": jain_index(goodput[mine])}
     return m
 
 
-@dataclass
+def _col(table, name: str, dtype) -> np.ndarray:
+    """One column of a DataFrame or a dict of columns as a numpy array (`dtype`
+    None: as it comes; object for labels, so a missing one stays None/NaN)."""
+    return np.asarray(table[name], dtype=dtype)
+
+
+def _columns(table) -> dict:
+    """A table as a dict of columns: a dict of columns as it is; a list of
+    records (dicts) with the columns in order of first appearance and NaN where
+    a record lacks a key, as `pd.DataFrame(records)` makes them."""
+    if isinstance(table, Mapping):
+        return dict(table)
+    if isinstance(table, pd.DataFrame):
+        return {k: table[k].to_numpy() for k in table.columns}
+    keys = list(dict.fromkeys(k for r in table for k in r))
+    return {k: [r.get(k, np.nan) for r in table] for k in keys}
+
+
+class _Table:
+    """A DataFrame attribute that may be set to a dict of columns instead: the
+    DataFrame is then built when the attribute is first read, and kept."""
+
+    def __set_name__(self, owner, name: str) -> None:
+        self.slot = "_" + name
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        value = getattr(obj, self.slot)
+        if not isinstance(value, pd.DataFrame):
+            value = pd.DataFrame(value)
+            setattr(obj, self.slot, value)
+        return value
+
+    def __set__(self, obj, value) -> None:
+        setattr(obj, self.slot, value)
+
+
 class Result:
-    engine: str
-    engine_version: str
-    scenario: dict
-    flows: pd.DataFrame
-    links: pd.DataFrame
-    metrics: dict
-    traces: dict = field(default_factory=dict)
-    wall_s: float | None = None
+    """One run's result (any engine): engine, engine_version, scenario (resolved),
+    flows and links (DataFrames), metrics (dict), traces (name -> DataFrame)
+    and wall_s (the engine's wall time, if timed).
+
+    `flows` and `links` may be given as DataFrames or as dicts of columns; the
+    DataFrame is then built when first read (most runs of a sweep only need
+    the metrics, computed without it)."""
+
+    flows = _Table()
+    links = _Table()
+
+    def __init__(self, engine: str, engine_version: str, scenario: dict, flows, links, metrics: dict,
+                 traces: dict | None = None, wall_s: float | None = None):
+        self.engine = engine
+        self.engine_version = engine_version
+        self.scenario = scenario
+        self.flows = flows
+        self.links = links
+        self.metrics = metrics
+        self.traces = {} if traces is None else traces
+        self.wall_s = wall_s
+
+    def __repr__(self) -> str:
+        return (f"Result(engine={self.engine!r}, engine_version={self.engine_version!r}, "
+                f"scenario={self.scenario.get('name', '')!r}, metrics={self.metrics!r}, "
+                f"traces={sorted(self.traces)!r}, wall_s={self.wall_s!r})")
 
     @classmethod
     def from_raw(cls, raw: dict, wall_s: float | None = None) -> "Result":
-        """Build from an engine's raw dict (flows and links as lists of dicts)."""
-        flows = pd.DataFrame(raw["flows"])
-        links = pd.DataFrame(raw["links"])
+        """Build from an engine's raw dict (flows and links as lists of records,
+        or as dicts of columns)."""
+        flows = _columns(raw["flows"])
+        links = _columns(raw["links"])
         sc = raw["scenario"]
         measured_s = float(raw["measured_s"])
         reference_bps = float(raw.get("reference_bps") or _reference_bps(sc))
@@ -152,17 +227,19 @@ class Result:
         return out
 
 
-def _fill_rates(flows: pd.DataFrame, sc: dict, measured_s: float) -> None:
+def _fill_rates(flows: dict, sc: dict, measured_s: float) -> None:
     """Goodput (payload) and throughput (on the wire) from delivered counts,
-    where an engine reports only the counts."""
-    size = flows["group"].map(lambda g: sc["flows"][g].get("packet_size", 1000)).astype(float)
-    goodput = flows["delivered_bytes"].astype(float) * 8.0 / measured_s
-    throughput = flows["delivered_packets"].astype(float) * size * 8.0 / measured_s
+    where an engine reports only the counts (`flows`: a dict of columns)."""
+    size = np.array([sc["flows"][g].get("packet_size", 1000) for g in flows["group"]], dtype=float)
+    goodput = np.asarray(flows["delivered_bytes"], dtype=float) * 8.0 / measured_s
+    throughput = np.asarray(flows["delivered_packets"], dtype=float) * size * 8.0 / measured_s
     for col, value in (("goodput_bps", goodput), ("throughput_bps", throughput)):
-        if col not in flows:
-            flows[col] = value
-        else:
-            flows[col] = pd.to_numeric(flows[col], errors="coerce").fillna(value)
+        if col in flows:
+            given = np.asarray(flows[col])
+            if given.dtype.kind not in "iuf":
+                given = pd.to_numeric(given, errors="coerce")
+            value = np.where(np.isnan(given), value, given) if given.dtype.kind == "f" else given
+        flows[col] = value
 
 
 def _reference_bps(sc: dict) -> float:

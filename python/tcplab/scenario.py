@@ -81,6 +81,13 @@ def read_rate_files(scenario: dict, base: str | Path = ".", replace_points: bool
     return scenario
 
 
+def _rate_files(scenario: Mapping) -> bool:
+    """Whether some rate table still names a `file` (for `read_rate_files` to read)."""
+    flows = scenario.get("flows")
+    return isinstance(flows, dict) and any(
+        isinstance(g, dict) and isinstance(g.get("rate"), dict) and "file" in g["rate"] for g in flows.values())
+
+
 def parse_override(text: str) -> tuple[list[str], Any]:
     """Split `a.b.c=value`; the value is read as TOML (`3`, `0.5`, `true`,
     `"x"`, `[1, 2]`) and otherwise taken as a plain string (`newreno`, `5ms`)."""
@@ -132,7 +139,9 @@ def resolve(scenario: Mapping) -> dict:
     """Validate a scenario dict and fill in every default (the engine's schema).
     A rate trace `file` still unread (set by an override or in a dict) is read
     relative to the working directory."""
-    scenario = read_rate_files(copy.deepcopy(dict(scenario)))
+    scenario = dict(scenario)
+    if _rate_files(scenario):  # read into a copy: the caller's dict is left as it is
+        scenario = read_rate_files(copy.deepcopy(scenario))
     try:
         text = json.dumps(scenario)
     except (TypeError, ValueError) as exc:

@@ -1,12 +1,17 @@
 //! Bindings for the packet engine: a scenario goes in as JSON, the run happens
-//! with the GIL released, the summary comes back as JSON and traces as raw
-//! little-endian column buffers (numpy reads them without copying per value).
+//! with the GIL released, and the results come back as columns: numbers as raw
+//! little-endian buffers (numpy reads them without copying per value), labels
+//! as lists of strings. The summary's per-flow and per-link tables cross the
+//! same way as the traces, not as JSON records: parsing those (hundreds of
+//! records for 100 flows) cost Python more than the rest of a short run's
+//! result handling.
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::{PyBytes, PyDict, PyList};
 use tcplab_engine::record::Column;
-use tcplab_engine::scenario::Scenario;
+use tcplab_engine::scenario::{Scenario, Variant};
+use tcplab_engine::sim::{FlowResult, LinkResult, RunSummary};
 
 fn scenario_error(e: tcplab_engine::scenario::ScenarioError) -> PyErr {
     PyValueError::new_err(e.to_string())
@@ -25,28 +30,166 @@ fn resolve_scenario(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
     .map_err(scenario_error)
 }
 
-/// Run a scenario (JSON text). Returns (resolved_json, summary_json, traces)
-/// where traces maps a table name to {column: (dtype, bytes)}.
+/// A numeric column as numpy reads it: (dtype, little-endian bytes).
+fn numeric<'py>(py: Python<'py>, col: &Column) -> (&'static str, Bound<'py, PyBytes>) {
+    let (dtype, bytes): (&str, Vec<u8>) = match col {
+        Column::F64(v) => ("<f8", v.iter().flat_map(|x| x.to_le_bytes()).collect()),
+        Column::I64(v) => ("<i8", v.iter().flat_map(|x| x.to_le_bytes()).collect()),
+    };
+    (dtype, PyBytes::new(py, &bytes))
+}
+
+/// One summary column (the `columns!` kinds).
+trait SummaryValue {
+    fn column<'py>(py: Python<'py>, values: Vec<&Self>) -> PyResult<Bound<'py, PyAny>>;
+}
+
+macro_rules! int_value {
+    ($($t:ty),*) => {$(
+        impl SummaryValue for $t {
+            fn column<'py>(py: Python<'py>, v: Vec<&Self>) -> PyResult<Bound<'py, PyAny>> {
+                let col = Column::I64(v.into_iter().map(|x| *x as i64).collect());
+                numeric(py, &col).into_pyobject(py).map(|t| t.into_any())
+            }
+        }
+    )*};
+}
+int_value!(u32, u64);
+
+impl SummaryValue for f64 {
+    fn column<'py>(py: Python<'py>, v: Vec<&Self>) -> PyResult<Bound<'py, PyAny>> {
+        let col = Column::F64(v.into_iter().copied().collect());
+        numeric(py, &col).into_pyobject(py).map(|t| t.into_any())
+    }
+}
+
+impl SummaryValue for String {
+    fn column<'py>(py: Python<'py>, v: Vec<&Self>) -> PyResult<Bound<'py, PyAny>> {
+        PyList::new(py, v.into_iter().map(|x| x.as_str())).map(|l| l.into_any())
+    }
+}
+
+impl SummaryValue for &'static str {
+    fn column<'py>(py: Python<'py>, v: Vec<&Self>) -> PyResult<Bound<'py, PyAny>> {
+        PyList::new(py, v.into_iter().copied()).map(|l| l.into_any())
+    }
+}
+
+impl SummaryValue for Option<Variant> {
+    fn column<'py>(py: Python<'py>, v: Vec<&Self>) -> PyResult<Bound<'py, PyAny>> {
+        let name = |x: &Variant| {
+            serde_json::to_value(x)
+                .ok()
+                .and_then(|j| j.as_str().map(String::from))
+        };
+        PyList::new(py, v.into_iter().map(|x| x.as_ref().and_then(name))).map(|l| l.into_any())
+    }
+}
+
+/// A table of summary rows as a dict of columns, in the rows' field order (the
+/// order of their JSON keys). The field list is exhaustive: a field added to
+/// the struct fails to compile here until it is listed.
+macro_rules! columns {
+    ($py:expr, $rows:expr, $ty:ident { $($field:ident),* $(,)? }) => {{
+        #[allow(dead_code)]
+        fn every_field(r: &$ty) {
+            let $ty { $($field: _),* } = r;
+        }
+        let d = PyDict::new($py);
+        $( d.set_item(stringify!($field), SummaryValue::column($py, $rows.iter().map(|r| &r.$field).collect())?)?; )*
+        d
+    }};
+}
+
+/// The run summary as a dict: scalars, and `flows`/`links` as dicts of columns
+/// ({name: (dtype, bytes) or [str]}), the columns `pd.DataFrame` would make of
+/// the summary's JSON records.
+fn summary_dict<'py>(py: Python<'py>, s: &RunSummary) -> PyResult<Bound<'py, PyDict>> {
+    let RunSummary {
+        engine,
+        engine_version,
+        measured_s,
+        reference_bps,
+        events,
+        flows,
+        links,
+    } = s;
+    let f = columns!(
+        py,
+        flows,
+        FlowResult {
+            id,
+            group,
+            kind,
+            variant,
+            start_s,
+            stop_s,
+            delivered_packets,
+            delivered_bytes,
+            goodput_bps,
+            throughput_bps,
+            sent_packets,
+            retransmissions,
+            timeouts,
+            fast_retransmits,
+            drops,
+        }
+    );
+    // `variant` is left out of a UDP flow's JSON record (skip_serializing_if), so
+    // the records' columns have it in place if the first flow has one, last if
+    // only a later flow has one, and not at all if none has.
+    match flows.iter().position(|r| r.variant.is_some()) {
+        None => f.del_item("variant")?,
+        Some(0) => {}
+        Some(_) => {
+            let v = f.get_item("variant")?;
+            f.del_item("variant")?;
+            f.set_item("variant", v)?;
+        }
+    }
+    let l = columns!(
+        py,
+        links,
+        LinkResult {
+            id,
+            name,
+            direction,
+            rate_bps,
+            arrivals,
+            drops,
+            errors,
+            departures,
+            utilization,
+        }
+    );
+    let d = PyDict::new(py);
+    d.set_item("engine", engine)?;
+    d.set_item("engine_version", engine_version)?;
+    d.set_item("measured_s", measured_s)?;
+    d.set_item("reference_bps", reference_bps)?;
+    d.set_item("events", events)?;
+    d.set_item("flows", f)?;
+    d.set_item("links", l)?;
+    Ok(d)
+}
+
+/// Run a scenario (JSON text). Returns (resolved_json, summary, traces): the
+/// summary as `summary_dict` makes it, traces as {table: {column: (dtype, bytes)}}.
 #[pyfunction]
 fn run_scenario<'py>(
     py: Python<'py>,
     scenario_json: &str,
-) -> PyResult<(String, String, Bound<'py, PyDict>)> {
+) -> PyResult<(String, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     let text = scenario_json.to_owned();
     let (sc, out) = py
         .detach(move || tcplab_engine::sim::run_json(&text))
         .map_err(scenario_error)?;
-    let summary =
-        serde_json::to_string(&out.summary).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let summary = summary_dict(py, &out.summary)?;
     let traces = PyDict::new(py);
     for table in out.traces {
         let cols = PyDict::new(py);
-        for (name, col) in table.columns {
-            let (dtype, bytes): (&str, Vec<u8>) = match col {
-                Column::F64(v) => ("<f8", v.iter().flat_map(|x| x.to_le_bytes()).collect()),
-                Column::I64(v) => ("<i8", v.iter().flat_map(|x| x.to_le_bytes()).collect()),
-            };
-            cols.set_item(name, (dtype, PyBytes::new(py, &bytes)))?;
+        for (name, col) in &table.columns {
+            cols.set_item(name, numeric(py, col))?;
         }
         traces.set_item(table.name, cols)?;
     }
