@@ -34,6 +34,11 @@ use crate::scenario::{PeriodDistribution, PeriodSpec, RateShape, ShapeKind, Shap
 use crate::time::{SimTime, NS_PER_S};
 use std::f64::consts::PI;
 
+/// Long-run means of clipped sums of sines computed so far, keyed by the bits
+/// of (offset, (amplitude, ω, phase)…): the last 256.
+#[allow(clippy::type_complexity)]
+static MEANS: std::sync::Mutex<Vec<(Vec<u64>, f64)>> = std::sync::Mutex::new(Vec::new());
+
 /// One sine term: amplitude (bit/s), angular frequency (rad/s), phase (rad).
 #[derive(Clone, Copy, Debug)]
 pub struct Sine {
@@ -203,7 +208,16 @@ impl Shape {
                     return (m * (PI - 2.0 * asin_c) + 2.0 * a * (1.0 - c * c).sqrt()) / (2.0 * PI);
                 }
                 // No period in general: average the clipped rate over many
-                // periods of the slowest component, finely sampled.
+                // periods of the slowest component, finely sampled. That is
+                // ~0.7 G instructions, and a run asks more than once (scenario
+                // validation, the reference rate; a sweep's seeds): remembered.
+                let key: Vec<u64> = std::iter::once(*offset_bps)
+                    .chain(terms.iter().flat_map(|s| [s.amp_bps, s.omega, s.phase]))
+                    .map(f64::to_bits)
+                    .collect();
+                if let Some(&(_, mean)) = MEANS.lock().unwrap().iter().find(|(k, _)| *k == key) {
+                    return mean;
+                }
                 let f_min = terms
                     .iter()
                     .map(|s| s.omega / (2.0 * PI))
@@ -211,10 +225,16 @@ impl Shape {
                 let span = 200.0 / f_min;
                 let n = 2_000_000usize;
                 let dt = span / n as f64;
-                (0..n)
+                let mean = (0..n)
                     .map(|i| self.rate_s((i as f64 + 0.5) * dt).max(0.0))
                     .sum::<f64>()
-                    / n as f64
+                    / n as f64;
+                let mut means = MEANS.lock().unwrap();
+                if means.len() >= 256 {
+                    means.remove(0);
+                }
+                means.push((key, mean));
+                mean
             }
         }
     }
@@ -248,7 +268,7 @@ impl Shape {
                 let x = match fast {
                     Some(x) => x,
                     None if never_clipped => self.reference_monotone(t0, bits, bracket_s),
-                    None => self.clipped_departure(t0, bits, bracket_s)?,
+                    None => self.clipped_departure(t0, bits, bracket_s, true)?,
                 };
                 let ns = (x * NS_PER_S as f64).round() as SimTime;
                 Some(ns.max(t))
@@ -377,26 +397,43 @@ impl Shape {
     }
 
     /// Walk brackets from `t0`, integrating only where the rate is positive.
-    fn clipped_departure(&self, t0: f64, bits: f64, h: f64) -> Option<f64> {
+    /// With `fast`, the walk is the same (the same brackets, crossings and
+    /// volumes, each integral at a bracket's start reused from the end of the
+    /// one before: bit for bit the same values), but the last solve is
+    /// `walk_solve` where that is safe.
+    fn clipped_departure(&mut self, t0: f64, bits: f64, h: f64, fast: bool) -> Option<f64> {
         let mut need = bits;
         let mut u = t0;
         let mut ru = self.rate_s(u);
+        // (x, F(x)) at the end of the last bracket integrated
+        let mut last = (f64::NAN, 0.0);
         // A shape that validated has a positive mean, so positive stretches
         // recur; the cap only guards against a pathological table.
-        for _ in 0..100_000_000u64 {
+        for k in 0..100_000_000u64 {
             let v = u + h;
             let rv = self.rate_s(v);
             if ru > 0.0 || rv > 0.0 {
                 let (a, b) = if ru > 0.0 && rv > 0.0 {
                     (u, v)
                 } else if ru > 0.0 {
-                    (u, self.zero_crossing(u, v))
+                    (u, self.zero_crossing(u, v, true))
                 } else {
-                    (self.zero_crossing(u, v), v)
+                    (self.zero_crossing(u, v, false), v)
                 };
-                let fa = self.integral_s(a);
-                let got = self.integral_s(b) - fa;
+                let fa = if a == last.0 {
+                    last.1
+                } else {
+                    self.integral_s(a)
+                };
+                let fb = self.integral_s(b);
+                last = (b, fb);
+                let got = fb - fa;
                 if got >= need {
+                    if fast && ru > 0.0 && rv > 0.0 {
+                        if let Some(x) = self.walk_solve(a, b, ru.min(rv), need, k as f64) {
+                            return Some(x);
+                        }
+                    }
                     return Some(self.solve(a, b, fa + need));
                 }
                 need -= got;
@@ -407,9 +444,42 @@ impl Shape {
         None
     }
 
-    /// The sign change of the rate in [u, v] (exactly one end is positive).
-    fn zero_crossing(&self, mut u: f64, mut v: f64) -> f64 {
-        let up = self.rate_s(u) > 0.0;
+    /// The last solve of the bracket walk, fast: Newton relative to the
+    /// bracket's start `a` for the volume `need`, as `monotone_departure`.
+    /// Only for a bracket whose rate is positive throughout, so that the
+    /// volume is increasing and has one root, the reference's too: the rate
+    /// is at least min(r(a), r(b)) − |r″|max·(b − a)²/8 there (`r_ends` is
+    /// that min). None near a half ns (the reference's error grows with the
+    /// `brackets` walked) or if Newton does not settle.
+    fn walk_solve(&mut self, a: f64, b: f64, r_ends: f64, need: f64, brackets: f64) -> Option<f64> {
+        let &mut Shape::Sines {
+            offset_bps,
+            ref terms,
+            ref mut at0,
+            bracket_s,
+            ..
+        } = self
+        else {
+            unreachable!()
+        };
+        let ddr_max: f64 = terms
+            .iter()
+            .map(|s| (s.amp_bps * s.omega * s.omega).abs())
+            .sum();
+        if r_ends - ddr_max * (b - a) * (b - a) / 8.0 <= 0.0 {
+            return None;
+        }
+        for (s, sc) in terms.iter().zip(at0.iter_mut()) {
+            *sc = (s.omega * a + s.phase).sin_cos();
+        }
+        let (d, r) = newton(offset_bps, terms, at0, need, b - a, 8.0 * bracket_s)?;
+        let x = a + d;
+        (!near_half_ns(x, self.noise_s(x, r, brackets))).then_some(x)
+    }
+
+    /// The sign change of the rate in [u, v]: exactly one end is positive,
+    /// `u`'s if `up`.
+    fn zero_crossing(&self, mut u: f64, mut v: f64, up: bool) -> f64 {
         for _ in 0..60 {
             let m = 0.5 * (u + v);
             if (self.rate_s(m) > 0.0) == up {
@@ -977,8 +1047,8 @@ mod tests {
     }
 
     /// Shapes that take the fast paths: never-clipped sines (touching zero
-    /// or not, one or two terms) and single clipped sines (either sign of the
-    /// amplitude, a phase).
+    /// or not, one or two terms), single clipped sines (either sign of the
+    /// amplitude, a phase), clipped sums of sines.
     fn fast_shapes() -> Vec<(String, Shape)> {
         let one = |m: f64, a: f64, f: f64, phase: f64| {
             Shape::sines(
@@ -1023,6 +1093,9 @@ mod tests {
         };
         out.push(("two sines touching".into(), two(0.5e6)));
         out.push(("two sines above".into(), two(1e6)));
+        // clipped sums of sines keep the bracket walk; its last solve is fast
+        out.push(("two sines clipped".into(), two(0.25e6)));
+        out.push(("two sines clipped low".into(), two(0.1e6)));
         out
     }
 
@@ -1041,7 +1114,7 @@ mod tests {
         let x = if never_clipped {
             s.reference_monotone(t0, bits, bracket_s)
         } else {
-            s.clipped_departure(t0, bits, bracket_s)?
+            s.clone().clipped_departure(t0, bits, bracket_s, false)?
         };
         Some(((x * NS_PER_S as f64).round() as SimTime).max(t))
     }
