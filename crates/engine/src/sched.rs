@@ -364,28 +364,31 @@ impl Scheduler {
 
     /// The current window is empty: move to the next window that can hold
     /// an event at or before `until`. False if there is none.
-    #[inline(never)]
+    #[inline(always)]
     fn advance(&mut self, until: SimTime) -> bool {
         if self.near == 0 {
-            // Nothing near: jump to the heap's earliest event.
-            let Some(top) = self.far.peek() else {
-                return false;
-            };
-            let time = (top.key >> 64) as SimTime;
-            if time > until {
-                return false;
-            }
-            self.floor = (time >> self.shift) << self.shift;
-            self.cur = (time >> self.shift) as usize & self.mask;
-        } else {
-            let next = self.floor + (1 << self.shift);
-            if next > until {
-                return false;
-            }
-            self.floor = next;
-            self.cur = (self.cur + 1) & self.mask;
-            self.epoch_skips += 1;
+            return self.jump(until);
         }
+        let next = self.floor + (1 << self.shift);
+        if next > until {
+            return false;
+        }
+        self.floor = next;
+        self.cur = (self.cur + 1) & self.mask;
+        self.epoch_skips += 1;
+        self.migrate();
+        true
+    }
+
+    /// Nothing near: jump to the heap's earliest event.
+    #[inline(never)]
+    fn jump(&mut self, until: SimTime) -> bool {
+        if self.far.is_empty() || self.far_min > until {
+            return false;
+        }
+        let time = self.far_min;
+        self.floor = (time >> self.shift) << self.shift;
+        self.cur = (time >> self.shift) as usize & self.mask;
         self.migrate();
         true
     }
@@ -551,6 +554,9 @@ mod tests {
             ]
         );
         assert_eq!(s.len(), 1);
+        assert_eq!(s.pop_until(SimTime::MAX), Some((30, Event::Rto(3))));
+        assert_eq!(s.pop_until(SimTime::MAX), None);
+        assert_eq!(s.popped(), 4);
     }
 
     /// The same check with events scheduled before the last one popped
