@@ -396,8 +396,10 @@ impl Scheduler {
             shift -= 1; // long lists: narrower
         }
         let schedules = inserts + far;
-        if far * 16 > schedules && buckets < 1 << 16 {
-            buckets *= 2; // many events beyond the horizon: a longer calendar
+        if far * 64 > schedules && buckets < 1 << 16 {
+            // > 1/64 of the events beyond the horizon: a longer calendar (each
+            // costs a heap push, pop and a second insert)
+            buckets *= 2;
         } else if far * 128 < schedules && pending * 16 < buckets && buckets > 64 {
             buckets /= 2; // a long calendar, nearly empty
         }
