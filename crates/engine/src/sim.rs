@@ -832,7 +832,7 @@ impl Sim {
             engine_version: crate::VERSION,
             measured_s,
             reference_bps: self.sc.reference_bps(),
-            events: self.sched.popped,
+            events: self.sched.popped(),
             flows,
             links,
         };
