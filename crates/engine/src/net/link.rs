@@ -13,9 +13,9 @@
 use super::outage::OutageSchedule;
 use super::packet::{Kind, Packet};
 use super::queue::Queue;
+use super::ring::Ring;
 use crate::rng::Rng;
 use crate::time::{tx_time_ns, SimTime};
-use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LinkCounters {
@@ -105,9 +105,9 @@ pub struct Link {
     /// The serializer is busy until this time.
     busy_until: SimTime,
     /// Start times (and sizes) of admitted packets still waiting.
-    waiting: VecDeque<(SimTime, u32, Kind)>,
+    waiting: Ring<(SimTime, u32, Kind)>,
     /// Every admitted packet not yet at the next hop, with its arrival time there.
-    pipe: VecDeque<(SimTime, Packet)>,
+    pipe: Ring<(SimTime, Packet)>,
     /// Cached transmission times of the two common sizes.
     tx_cache: [(u32, SimTime); 2],
     pub counters: LinkCounters,
@@ -175,8 +175,8 @@ impl Link {
             delay_ns,
             queue,
             busy_until: 0,
-            waiting: VecDeque::new(),
-            pipe: VecDeque::new(),
+            waiting: Ring::default(),
+            pipe: Ring::default(),
             tx_cache: [
                 (40, tx_time_ns(40, rate_bps)),
                 (1000, tx_time_ns(1000, rate_bps)),

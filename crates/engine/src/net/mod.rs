@@ -4,3 +4,4 @@ pub mod link;
 pub mod outage;
 pub mod packet;
 pub mod queue;
+pub mod ring;
