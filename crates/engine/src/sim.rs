@@ -125,11 +125,14 @@ pub struct Sim {
     out: Vec<Packet>,
     rec: Recorder,
     flow_drops: Vec<u64>,
-    /// Links fed by exactly one other link (and by no agent).
-    single_input: Vec<bool>,
     /// Per flow: its receiver may take a packet as soon as the packet's
     /// arrival time is known, without an event (see `forward`).
     sink_chained: Vec<bool>,
+    /// Per flow and direction, per hop of its route: the packet goes on
+    /// without an event — to a next link with no other input, or (last
+    /// hop, forward) to a receiver in `sink_chained` — when that link holds
+    /// nothing else (see `forward`).
+    chains: Vec<[[bool; 3]; 2]>,
     /// The warm-up snapshot has been taken (or there is none).
     warm_done: bool,
     warm_flows: Option<Vec<FlowCount>>,
@@ -332,6 +335,17 @@ impl Sim {
                 Agent::Udp { .. } => rec.udp.is_none(),
             })
             .collect();
+        let chains = routes
+            .iter()
+            .zip(&sink_chained)
+            .map(|(r, &sink)| {
+                let next = |d: usize, h: usize| single_input[r[d][h] as usize];
+                [
+                    [next(0, 1), next(0, 2), sink],
+                    [next(1, 1), next(1, 2), false],
+                ]
+            })
+            .collect();
         let selectors = links.iter().any(|l| match &l.queue {
             Queue::Threshold(t) => t.selection != Selection::FirstArrival,
             _ => false,
@@ -351,8 +365,8 @@ impl Sim {
             out: Vec::with_capacity(64),
             rec,
             flow_drops: vec![0; nflows],
-            single_input,
             sink_chained,
+            chains,
             warm_done: warmup == 0,
             warm_flows: None,
             warm_links: None,
@@ -435,22 +449,18 @@ impl Sim {
     /// packet and its ack on the dumbbell.
     #[inline]
     fn forward(&mut self, mut p: Packet, mut now: SimTime) {
+        let route = self.routes[p.flow as usize][p.dir as usize];
+        let chain = self.chains[p.flow as usize][p.dir as usize];
+        let class = (p.kind == Kind::Udp) as u8;
         while (p.hop as usize) < 3 {
             let hop = p.hop as usize;
-            let route = self.routes[p.flow as usize][p.dir as usize];
             let l = route[hop];
             p.hop += 1;
-            let class = (p.kind == Kind::Udp) as u8;
             // Chained: the next link has no other input, or this is the last
             // hop and the receiver takes the packet at once (it would be the
             // link's only pending delivery, so nothing it holds can overtake).
-            let chained = if hop + 1 < 3 {
-                self.single_input[route[hop + 1] as usize]
-            } else {
-                self.sink_chained[p.flow as usize]
-                    && p.dir == FORWARD
-                    && self.links[l as usize].next_delivery().is_none()
-            };
+            let chained =
+                chain[hop] && (hop + 1 < 3 || self.links[l as usize].next_delivery().is_none());
             if chained {
                 match self.links[l as usize].pass(&p, now) {
                     Err(cause) => {
@@ -964,6 +974,7 @@ mod tests {
         let mut sim = Sim::new(sc);
         if !chain {
             sim.sink_chained.iter_mut().for_each(|c| *c = false);
+            sim.chains.iter_mut().for_each(|c| c[0][2] = false);
         }
         sim.run()
     }
