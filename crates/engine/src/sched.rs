@@ -569,20 +569,9 @@ mod tests {
                     2e6
                 };
                 let until = now + (rng.uniform() * reach) as SimTime;
-                let got = s.pop_until(until);
-                let first = reference
-                    .iter()
-                    .enumerate()
-                    .min_by_key(|(_, e)| (e.0, e.1))
-                    .map(|(j, e)| (j, *e));
-                match first {
-                    Some((j, e)) if e.0 <= until => {
-                        assert_eq!(got, Some((e.0, e.2)), "step {i}");
-                        reference.remove(j);
-                        now = e.0;
-                        pops += 1;
-                    }
-                    _ => assert_eq!(got, None, "step {i}"),
+                if let Some(t) = pop_and_check(&mut s, &mut reference, until, i) {
+                    now = t;
+                    pops += 1;
                 }
             }
             assert_eq!(s.len(), reference.len());
@@ -590,6 +579,33 @@ mod tests {
         }
         assert_eq!(s.popped(), pops);
         assert!(shapes.len() >= 4, "the calendar re-shaped ({shapes:?})");
+    }
+
+    /// Pop from `s` up to `until` and check it against the reference's
+    /// earliest (time, seq) entry, which is removed; the popped time, if any.
+    fn pop_and_check(
+        s: &mut Scheduler,
+        reference: &mut Vec<(SimTime, u64, Event)>,
+        until: SimTime,
+        step: u32,
+    ) -> Option<SimTime> {
+        let got = s.pop_until(until);
+        let first = reference
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, e)| (e.0, e.1))
+            .map(|(j, e)| (j, *e));
+        match first {
+            Some((j, e)) if e.0 <= until => {
+                assert_eq!(got, Some((e.0, e.2)), "step {step}");
+                reference.remove(j);
+                Some(e.0)
+            }
+            _ => {
+                assert_eq!(got, None, "step {step}");
+                None
+            }
+        }
     }
 
     /// Against a reference (a sorted list of (time, seq)): events at random
@@ -619,19 +635,8 @@ mod tests {
                     reference.sort_by_key(|e| (e.0, e.1));
                 }
                 let until = now + (rng.uniform() * scale) as SimTime;
-                let got = s.pop_until(until);
-                let first = reference
-                    .iter()
-                    .enumerate()
-                    .min_by_key(|(_, e)| (e.0, e.1))
-                    .map(|(j, e)| (j, *e));
-                match first {
-                    Some((j, e)) if e.0 <= until => {
-                        assert_eq!(got, Some((e.0, e.2)));
-                        reference.remove(j);
-                        now = e.0;
-                    }
-                    _ => assert_eq!(got, None),
+                if let Some(t) = pop_and_check(&mut s, &mut reference, until, i) {
+                    now = t;
                 }
             }
             assert_eq!(s.len(), reference.len());

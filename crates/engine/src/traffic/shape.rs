@@ -286,6 +286,14 @@ impl Shape {
     /// None and the caller runs the reference solve. None also when Newton
     /// does not settle.
     fn monotone_departure(&mut self, t0: f64, bits: f64) -> Option<f64> {
+        self.solve_from(t0, bits, f64::INFINITY, 0.0)
+    }
+
+    /// Newton for the volume `need` from `start` (within `limit` s of it),
+    /// the phases at `start` evaluated once; None if Newton does not settle
+    /// or the result lies within the reference's error of a half ns (the
+    /// error grows with the `brackets` the reference walked).
+    fn solve_from(&mut self, start: f64, need: f64, limit: f64, brackets: f64) -> Option<f64> {
         let &mut Shape::Sines {
             offset_bps,
             ref terms,
@@ -297,11 +305,11 @@ impl Shape {
             unreachable!()
         };
         for (s, sc) in terms.iter().zip(at0.iter_mut()) {
-            *sc = (s.omega * t0 + s.phase).sin_cos();
+            *sc = (s.omega * start + s.phase).sin_cos();
         }
-        let (d, r) = newton(offset_bps, terms, at0, bits, f64::INFINITY, 8.0 * bracket_s)?;
-        let x = t0 + d;
-        (!near_half_ns(x, self.noise_s(x, r, 0.0))).then_some(x)
+        let (d, r) = newton(offset_bps, terms, at0, need, limit, 8.0 * bracket_s)?;
+        let x = start + d;
+        (!near_half_ns(x, self.noise_s(x, r, brackets))).then_some(x)
     }
 
     fn has_humps(&self) -> bool {
@@ -452,14 +460,7 @@ impl Shape {
     /// that min). None near a half ns (the reference's error grows with the
     /// `brackets` walked) or if Newton does not settle.
     fn walk_solve(&mut self, a: f64, b: f64, r_ends: f64, need: f64, brackets: f64) -> Option<f64> {
-        let &mut Shape::Sines {
-            offset_bps,
-            ref terms,
-            ref mut at0,
-            bracket_s,
-            ..
-        } = self
-        else {
+        let Shape::Sines { terms, .. } = &*self else {
             unreachable!()
         };
         let ddr_max: f64 = terms
@@ -469,12 +470,7 @@ impl Shape {
         if r_ends - ddr_max * (b - a) * (b - a) / 8.0 <= 0.0 {
             return None;
         }
-        for (s, sc) in terms.iter().zip(at0.iter_mut()) {
-            *sc = (s.omega * a + s.phase).sin_cos();
-        }
-        let (d, r) = newton(offset_bps, terms, at0, need, b - a, 8.0 * bracket_s)?;
-        let x = a + d;
-        (!near_half_ns(x, self.noise_s(x, r, brackets))).then_some(x)
+        self.solve_from(a, need, b - a, brackets)
     }
 
     /// The sign change of the rate in [u, v]: exactly one end is positive,
