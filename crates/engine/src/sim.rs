@@ -125,13 +125,11 @@ pub struct Sim {
     out: Vec<Packet>,
     rec: Recorder,
     flow_drops: Vec<u64>,
-    /// Per flow: its receiver may take a packet as soon as the packet's
-    /// arrival time is known, without an event (see `forward`).
-    sink_chained: Vec<bool>,
     /// Per flow and direction, per hop of its route: the packet goes on
     /// without an event — to a next link with no other input, or (last
-    /// hop, forward) to a receiver in `sink_chained` — when that link holds
-    /// nothing else (see `forward`).
+    /// hop, forward) to a receiver that may take a packet as soon as the
+    /// packet's arrival time is known — when that link holds nothing else
+    /// (see `forward`).
     chains: Vec<[[bool; 3]; 2]>,
     /// The warm-up snapshot has been taken (or there is none).
     warm_done: bool,
@@ -365,7 +363,6 @@ impl Sim {
             out: Vec::with_capacity(64),
             rec,
             flow_drops: vec![0; nflows],
-            sink_chained,
             chains,
             warm_done: warmup == 0,
             warm_flows: None,
@@ -432,7 +429,7 @@ impl Sim {
     /// delivery events, still queued, find nothing left).
     fn release_held(&mut self, end: SimTime) {
         for r in 0..self.routes.len() {
-            if !self.sink_chained[r] {
+            if !self.chains[r][FORWARD as usize][2] {
                 continue;
             }
             let l = self.routes[r][FORWARD as usize][2] as usize;
@@ -973,7 +970,6 @@ mod tests {
         let sc = Scenario::from_json(json).unwrap().resolve().unwrap();
         let mut sim = Sim::new(sc);
         if !chain {
-            sim.sink_chained.iter_mut().for_each(|c| *c = false);
             sim.chains.iter_mut().for_each(|c| c[0][2] = false);
         }
         sim.run()
