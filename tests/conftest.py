@@ -11,3 +11,19 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "ns2" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_cache(tmp_path_factory):
+    """Tests never read or fill the user's cache (~/.cache/tcplab): one per session."""
+    import os
+
+    from tcplab.cache import ENV
+
+    old = os.environ.get(ENV)
+    os.environ[ENV] = str(tmp_path_factory.mktemp("tcplab-cache"))
+    yield
+    if old is None:
+        os.environ.pop(ENV, None)
+    else:
+        os.environ[ENV] = old

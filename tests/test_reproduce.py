@@ -57,11 +57,47 @@ def test_report_html_figures_and_index_are_written(tiny_d3):
 
 
 def test_second_run_is_served_from_the_cache(tiny_d3):
-    runs = list((tiny_d3 / "triple-slowstart" / "cache" / "runs").iterdir())
+    from tcplab.cache import cache_dir
+
+    runs = list((cache_dir() / "reproduce" / "runs").iterdir())
+    assert runs
     stamps = {p: (p / "run.json").stat().st_mtime_ns for p in runs}
     assert main(["reproduce", "triple-slowstart", "--claims", "D3", "--tiny", "--out", str(tiny_d3)]) == 0
     assert {p: (p / "run.json").stat().st_mtime_ns for p in runs} == stamps
-    assert set((tiny_d3 / "triple-slowstart" / "cache" / "runs").iterdir()) == set(runs)
+    assert set((cache_dir() / "reproduce" / "runs").iterdir()) == set(runs)
+
+
+def test_the_cache_is_outside_the_report_and_shared_by_report_directories(tiny_d3, tmp_path):
+    from tcplab.cache import cache_dir
+
+    assert not (tiny_d3 / "triple-slowstart" / "cache").exists()
+    assert not any(p.name == "cache" for p in tiny_d3.rglob("*"))
+    runs = set((cache_dir() / "reproduce" / "runs").iterdir())
+    other = tmp_path / "elsewhere"
+    assert main(["reproduce", "triple-slowstart", "--claims", "D3", "--tiny", "--out", str(other)]) == 0
+    assert set((cache_dir() / "reproduce" / "runs").iterdir()) == runs  # nothing computed again
+    assert (other / "triple-slowstart" / "d3-cwnd-19-20-22.png").is_file()
+
+
+def test_cache_dir_option_env_and_xdg(monkeypatch, tmp_path):
+    from tcplab.cache import ENV, cache_dir
+
+    monkeypatch.delenv(ENV, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache_dir() == tmp_path / "xdg" / "tcplab"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert cache_dir() == tmp_path / "home" / ".cache" / "tcplab"
+    monkeypatch.setenv(ENV, str(tmp_path / "env"))
+    assert cache_dir() == tmp_path / "env"
+    assert cache_dir(tmp_path / "opt") == tmp_path / "opt"
+
+
+def test_cache_option_of_the_cli_is_used(tmp_path):
+    cache = tmp_path / "c"
+    assert main(["reproduce", "triple-slowstart", "--claims", "D3", "--tiny", "--out", str(tmp_path / "r"),
+                 "--cache", str(cache)]) == 0
+    assert list((cache / "reproduce" / "runs").iterdir())
 
 
 def test_model_claims_of_paper_c(tmp_path, capsys):

@@ -4,8 +4,9 @@ Papers: adaptivity (A), alpha-beta (B), parallel-aimd (C), triple-slowstart (D),
 by name or letter. Writes OUT/<paper>/index.html (the report),
 OUT/<paper>/claims.json (a list of {id, verdict, measured, paper, note, ...}),
 the figures as PNG and SVG, the data as Parquet, and OUT/index.html. Runs are
-cached under OUT/<paper>/cache/ (sweeps in the results store), so a second
-run with the same OUT computes nothing again.
+cached in the per-user cache directory (--cache, else $TCPLAB_CACHE, else
+$XDG_CACHE_HOME/tcplab, else ~/.cache/tcplab), shared by every OUT, so a
+second run computes nothing again; deleting the cache is always safe.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ def register(sub) -> None:
                         "claims measured on real TCP (C11), in real time, as root")
     p.add_argument("--out", metavar="DIR", default="reports", help="report directory (default: reports/)")
     p.add_argument("--jobs", type=int, metavar="N", help="sweep workers (default: every core)")
+    p.add_argument("--cache", metavar="DIR", help="cache directory for runs and sweeps (default: $TCPLAB_CACHE, "
+                   "else $XDG_CACHE_HOME/tcplab, else ~/.cache/tcplab)")
     p.set_defaults(func=main)
 
 
@@ -66,7 +69,7 @@ def main(args) -> int:
                         TextColumn("{task.fields[claim]}"), TimeElapsedColumn(), console=console)
     with progress:
         for slug in papers:
-            done[slug] = reproduce(slug, claims, args.mode, args.engine, args.out, args.jobs, progress)
+            done[slug] = reproduce(slug, claims, args.mode, args.engine, args.out, args.jobs, progress, args.cache)
     wall = time.perf_counter() - t0
     for slug, verdicts in done.items():
         print(f"\n{slug} ({args.out}/{slug}/index.html)")

@@ -145,14 +145,19 @@ def feature_missing(feature: str) -> str | None:
 class Context:
     """What a claim's check may use: the mode, the engine, cached runs, figure output.
 
-    Caches live under ``out/<paper>/cache/``: sweeps in the sweep results store
-    (one Parquet row per point, keyed by the resolved scenario and engine
-    version), traced runs as Parquet tables keyed the same way, so a second
-    `tcplab reproduce` computes nothing it has already computed.
+    Caches live in the per-user cache directory (`tcplab.cache.cache_dir`), not in
+    the report: ``<cache>/reproduce/sweeps/<paper>/<name>/`` holds sweeps in the
+    sweep results store (one Parquet row per point, keyed by `point_key`: the
+    resolved scenario, the engine and its version), ``<cache>/reproduce/runs/<key>/``
+    traced runs as Parquet tables keyed the same way. Every report directory
+    shares them, so a second `tcplab reproduce` computes nothing it has already
+    computed, whatever its --out.
     """
 
     def __init__(self, paper: Paper, out: Path, mode: str, engine: str, jobs: int | None = None,
-                 progress=None):
+                 progress=None, cache: str | Path | None = None):
+        from tcplab.cache import cache_dir
+
         self.paper = paper
         self.root = Path(out) / paper.slug
         self.mode = mode
@@ -160,7 +165,7 @@ class Context:
         self.jobs = jobs
         self.progress = progress  # a rich Progress (or None): stopped while a sweep draws its own bar
         self.figures: list[str] = []
-        self.cache = self.root / "cache"
+        self.cache = cache_dir(cache) / "reproduce"
         self.memo: dict = {}  # results several claims share (e.g. one table over B)
 
     @property
@@ -184,7 +189,7 @@ class Context:
                 "scenario": str(_repo_path(scenario)) if isinstance(scenario, str) else scenario,
                 "set": set or {}, "axes": axes}
         sw = parse_sweep(data)
-        where = self.cache / "sweeps" / name
+        where = self.cache / "sweeps" / self.paper.slug / name
         planned = plan(sw)
         stored = Store(where).statuses() if (where / "store").is_dir() else {}
         todo = {p.key for p in planned} - {k for k, s in stored.items() if s == "ok"}
@@ -205,9 +210,16 @@ class Context:
             raise UserError(f"sweep {name}: {len(bad)} point(s) failed, e.g. {bad['error'].iloc[0]}")
         return df
 
-    def run(self, scenario: str | dict, overrides=(), trace=("cwnd", "drops"), engine: str | None = None):
-        """One traced run, cached as Parquet under cache/runs/<key>/: returns a
-        `CachedRun` with scenario, metrics, flows, links and canonical traces."""
+    def run(self, scenario: str | dict, overrides=(), trace=("cwnd", "drops"), engine: str | None = None,
+            keep: Callable[["CachedRun"], dict] | None = None):
+        """One traced run, cached as Parquet under <cache>/runs/<key>/: returns a
+        `CachedRun` with scenario, metrics, flows, links and canonical traces.
+
+        With `keep`, a function of the run returning {name: DataFrame}, only what
+        it returns is cached and returned as the run's `traces` (say, one row per
+        cycle instead of one per ack): the cache keeps what the claim needs. Its
+        entry is keyed by the run and by the source of `keep`'s module and of
+        `tcplab.metrics`, so editing the reduction recomputes it."""
         from tcplab.scenario import apply_overrides, read_toml, resolve
         from tcplab.sweep.engines import engine_version
         from tcplab.sweep.keys import point_key
@@ -218,6 +230,8 @@ class Context:
         sc = apply_overrides(sc, [("trace.series", list(trace))])
         resolved = resolve(sc)
         key = point_key(resolved, engine, engine_version(engine))
+        if keep is not None:
+            key += "-" + _reduction_id(keep)
         where = self.cache / "runs" / key
         if (where / "run.json").is_file():
             return CachedRun.load(where)
@@ -226,6 +240,8 @@ class Context:
 
         res = run(sc, engine=engine)
         cr = CachedRun(res.scenario, res.metrics, res.flows, res.links, canonical(res.traces, res.links))
+        if keep is not None:
+            cr.traces = dict(keep(cr))
         cr.save(where)
         return cr
 
@@ -259,15 +275,30 @@ class CachedRun:
     traces: dict
 
     def save(self, where: Path) -> None:
-        where.mkdir(parents=True, exist_ok=True)
+        """Write the run into `where`, whole or not at all: into a temporary
+        sibling first, renamed into place (two reproductions sharing the cache
+        may finish the same run; the first rename wins, the other is dropped)."""
+        import os
+        import shutil
+
+        where.parent.mkdir(parents=True, exist_ok=True)
+        tmp = where.with_name(f".{where.name}.tmp-{os.getpid()}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir()
         for name, df in self.traces.items():
-            df.to_parquet(where / f"{name}.parquet", index=False)
-        self.flows.to_parquet(where / "flows.parquet", index=False)
-        self.links.to_parquet(where / "links.parquet", index=False)
-        tmp = where / ".run.json.tmp"
-        tmp.write_text(json.dumps({"scenario": self.scenario, "metrics": self.metrics,
-                                   "traces": sorted(self.traces)}, default=float))
-        tmp.replace(where / "run.json")  # written last: its presence means the run is whole
+            _write_trace(df, tmp / f"{name}.parquet")
+        self.flows.to_parquet(tmp / "flows.parquet", index=False)
+        self.links.to_parquet(tmp / "links.parquet", index=False)
+        (tmp / "run.json").write_text(json.dumps({"scenario": self.scenario, "metrics": self.metrics,
+                                                  "traces": sorted(self.traces)}, default=float))
+        try:
+            os.rename(tmp, where)
+        except OSError:  # another process stored it first (or a stale incomplete entry is there)
+            if (where / "run.json").is_file():
+                shutil.rmtree(tmp, ignore_errors=True)
+            else:
+                shutil.rmtree(where, ignore_errors=True)
+                os.rename(tmp, where)
 
     @classmethod
     def load(cls, where: Path) -> "CachedRun":
@@ -275,6 +306,36 @@ class CachedRun:
         traces = {n: pd.read_parquet(where / f"{n}.parquet") for n in meta["traces"]}
         return cls(meta["scenario"], meta["metrics"], pd.read_parquet(where / "flows.parquet"),
                    pd.read_parquet(where / "links.parquet"), traces)
+
+
+def _reduction_id(keep: Callable) -> str:
+    """Names a `Context.run(keep=...)` reduction in cache keys: its name and a hash
+    of the sources it most likely depends on (its module, tcplab.metrics)."""
+    import hashlib
+    import inspect
+    import sys
+
+    h = hashlib.sha256(keep.__qualname__.encode())
+    for name in (keep.__module__, "tcplab.metrics"):
+        try:
+            h.update(inspect.getsource(sys.modules[name]).encode())
+        except (KeyError, OSError, TypeError):  # not imported, or no source (frozen)
+            h.update(name.encode())
+    return h.hexdigest()[:8]
+
+
+def _write_trace(df: pd.DataFrame, path: Path) -> None:
+    """A trace table as Parquet, compressed for what traces are: sorted times and
+    slowly changing windows (zstd over byte-stream-split floats, about a third of
+    the default Snappy size; lossless)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    floats = [f.name for f in table.schema if pa.types.is_floating(f.type)]
+    pq.write_table(table, path, compression="zstd", compression_level=6,
+                   use_byte_stream_split=floats or False, use_dictionary=[f.name for f in table.schema
+                                                                             if f.name not in floats])
 
 
 def _repo_path(p: str) -> Path:
@@ -359,8 +420,10 @@ def _plain(v):
 
 
 def reproduce(paper: str, claims: list[str] | None = None, mode: str = "quick", engine: str = "packet",
-              out: str | Path = "reports", jobs: int | None = None, progress=None) -> list[Verdict]:
+              out: str | Path = "reports", jobs: int | None = None, progress=None,
+              cache: str | Path | None = None) -> list[Verdict]:
     """Check the claims of one paper; write out/<paper>/{claims.json,index.html,*.png,*.svg,data/}.
+    Runs are cached in `cache` (default: `tcplab.cache.cache_dir()`, the per-user cache).
     Returns the verdicts (empty if the paper is not written yet or no claim was selected)."""
     from tcplab.reproduce import report
 
@@ -376,7 +439,7 @@ def reproduce(paper: str, claims: list[str] | None = None, mode: str = "quick", 
         chosen = [c for c in chosen if engine in c.engines]
     if not chosen:
         return []
-    ctx = Context(p, Path(out), mode, engine, jobs, progress)
+    ctx = Context(p, Path(out), mode, engine, jobs, progress, cache)
     ctx.root.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     task = progress.add_task(p.slug, total=len(chosen), claim="") if progress is not None else None
