@@ -56,3 +56,37 @@ def test_the_ns2_export_passes_over_the_linux_table(tmp_path):
     sc.write_text(SCENARIO)
     # kernel options of the linux engine have no ns-2 meaning: accepted, not exported
     assert "Agent/TCP/Reno" in export_tcl(load_scenario(sc))
+
+
+def test_compare_without_out_writes_its_figure_into_the_directory_it_prints(tmp_path, capsys, monkeypatch):
+    sc = tmp_path / "cmp.toml"
+    sc.write_text(SCENARIO)
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    assert main(["compare", str(sc), "--engines", "packet"]) == 0
+    err = capsys.readouterr().err
+    (made,) = list(work.iterdir())
+    assert made.name.startswith("compare-cmp-") and made.name in err
+    assert (made / "cwnd.png").stat().st_size > 0 and (made / "packet" / "summary.json").is_file()
+    # a second compare never reuses (or overwrites) the first one's directory
+    assert main(["compare", str(sc), "--engines", "packet"]) == 0
+    assert len(list(work.iterdir())) == 2
+
+
+def test_overlaid_engines_differ_in_colour_style_and_marker(tmp_path):
+    from tcplab.commands.compare import cwnd_figure
+    from tcplab.plots import ENGINE_STYLE
+
+    import tcplab
+
+    sc = tmp_path / "cmp.toml"
+    sc.write_text(SCENARIO)
+    r = tcplab.run(sc, trace=["cwnd"])
+    fig = cwnd_figure({"packet": r, "ns2": r, "linux": r})  # identical traces: all three must show
+    lines = fig.axes[0].get_lines()
+    assert len(lines) == 3
+    looks = {(ln.get_color(), ln.get_linestyle(), ln.get_marker(), ln.get_linewidth()) for ln in lines}
+    assert len(looks) == 3
+    assert {ln.get_linestyle() for ln in lines} == {"-", "--", ":"}
+    assert [ln.get_color() for ln in lines] == [ENGINE_STYLE[e]["color"] for e in ("packet", "ns2", "linux")]

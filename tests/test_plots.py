@@ -138,3 +138,27 @@ def test_result_plot_and_cli_on_a_run_directory(tmp_path):
     assert p.returncode == 2 and "no TCP flow 0" in p.stderr        # flow 0 is the UDP background
     p = subprocess.run([sys.executable, "-m", "tcplab.cli", "plot", str(tmp_path)], capture_output=True, text=True)
     assert p.returncode == 2 and "summary.json" in p.stderr
+
+
+def test_sum_of_windows_carries_every_flows_window_into_the_start():
+    """Σ cwnd at the start of a window counts each flow's last window before it, not
+    only the flows that change after it (issue 17: C6/C8's sums started low)."""
+    from tcplab.plots import sum_of_windows
+
+    tcp = pd.DataFrame({"t": [0.0, 0.5, 1.0, 2.0, 2.5, 3.0], "flow": [0, 1, 0, 1, 0, 1],
+                        "cwnd": [1.0, 2.0, 4.0, 8.0, 16.0, 1.0]})
+    s = sum_of_windows(tcp, 1.5, 3.0)
+    assert s.index.tolist() == [1.5, 2.0, 2.5, 3.0]
+    assert s.tolist() == [4 + 2, 4 + 8, 16 + 8, 16 + 1]
+
+
+def test_axis_labels_are_human_never_raw_keys():
+    from tcplab.labels import label
+
+    assert label("flows.sack.count") == "number of flows (sack)"
+    assert label("topology.bottleneck.buffer") == "bottleneck buffer (packets)"
+    assert label("axis.seed") == "seed"
+    assert label("normalized_throughput").startswith("normalized throughput")
+    # keys the table does not know are spelled out, not printed dotted
+    assert label("topology.reverse.delay") == "reverse delay"
+    assert label("flows.web.think_time") == "think time (web)"

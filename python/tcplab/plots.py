@@ -28,11 +28,22 @@ from matplotlib.figure import Figure
 
 from tcplab.errors import UserError
 
-__all__ = ["plot", "KINDS", "save"]
+__all__ = ["plot", "KINDS", "save", "sum_of_windows", "window", "COLORS", "ENGINE_STYLE"]
 
 KINDS = ("cwnd", "queue", "seq", "rate")
 MAX_FLOW_LEGEND = 10
-UDP_COLOR = "0.55"
+#: one colour per class of line, the same in every figure (plots, compare, reproduce):
+#: TCP traffic, UDP background, a sum or total over flows, the capacity and buffer limits
+COLORS = {"tcp": "C0", "udp": "0.55", "total": "k", "limit": "C3"}
+UDP_COLOR = COLORS["udp"]
+#: how each engine's line is drawn where engines are overlaid (`tcplab compare`): colour,
+#: line style and width, so that identical traces stay visible — the wide solid line
+#: under the narrower dashed and dotted ones — and markers tell them apart in print
+ENGINE_STYLE = {
+    "packet": {"color": "C0", "ls": "-", "lw": 2.2, "alpha": 0.55, "marker": "o"},
+    "ns2": {"color": "C1", "ls": "--", "lw": 1.0, "alpha": 1.0, "marker": "x"},
+    "linux": {"color": "C2", "ls": ":", "lw": 1.3, "alpha": 1.0, "marker": "^"},
+}
 STYLE = {"font.size": 9, "axes.grid": True, "grid.alpha": 0.3, "axes.spines.top": False,
          "axes.spines.right": False, "legend.frameon": False, "legend.fontsize": 8}
 
@@ -57,7 +68,7 @@ def plot(res, kind: str = "cwnd", *, flows=None, start_s: float | None = None, e
     hi = parse_duration(res.scenario["duration"]) if end_s is None else float(end_s)
     if hi <= lo:
         raise UserError(f"plot: empty time range [{lo}, {hi}] s")
-    tr = {name: _window(df, lo, hi) for name, df in canonical(res.traces, res.links).items()}
+    tr = {name: window(df, lo, hi) for name, df in canonical(res.traces, res.links).items()}
     sel = _select_flows(res.flows, flows)
     with matplotlib.rc_context(STYLE):
         fig = {"cwnd": _cwnd, "queue": _queue, "seq": _seq, "rate": _rate}[kind](
@@ -95,13 +106,9 @@ def _cwnd(res, tr, sel, lo, hi, **_):
     ax.set_ylabel("congestion window (packets)")
     _legend(ax)
     if many:
-        grid = np.linspace(lo, hi, 4000)
-        total = np.zeros_like(grid)
-        for fid in sel["id"]:
-            f = tcp[tcp["flow"] == fid]
-            i = np.searchsorted(f["t"].to_numpy(), grid, side="right") - 1
-            total += np.where(i >= 0, f["cwnd"].to_numpy()[np.maximum(i, 0)], 0.0)
-        axes[1].plot(grid, total, drawstyle="steps-post", lw=0.8, color="k", label="Σ cwnd")
+        total = sum_of_windows(tcp, lo, hi)
+        axes[1].plot(total.index, total.to_numpy(), drawstyle="steps-post", lw=0.8, color=COLORS["total"],
+                     label="Σ cwnd")
         axes[1].set_ylabel("sum of windows (packets)")
         _legend(axes[1])
     axes[-1].set_xlabel("time (s)")
@@ -126,13 +133,14 @@ def _queue(res, tr, sel, lo, hi, link=0, **_):
         if has_udp:
             ax.fill_between(t, 0, udp_n, step="post", color=UDP_COLOR, alpha=0.7, lw=0, label="UDP packets")
             bottom = udp_n
-        ax.fill_between(t, bottom, bottom + tcp_n, step="post", color="C0", alpha=0.8, lw=0, label="TCP packets")
+        ax.fill_between(t, bottom, bottom + tcp_n, step="post", color=COLORS["tcp"], alpha=0.8, lw=0,
+                        label="TCP packets")
     else:
         n = np.r_[q["packets"].to_numpy(), q["packets"].to_numpy()[-1]]
         ax.fill_between(t, 0, n, step="post", color="0.35", alpha=0.7, lw=0, label="all packets (class not traced)")
     buf = _buffer(res, link)
     if buf is not None:
-        ax.axhline(buf, ls="--", lw=0.8, color="C3", label=f"buffer B = {buf:g}")
+        ax.axhline(buf, ls="--", lw=0.8, color=COLORS["limit"], label=f"buffer B = {buf:g}")
     ax.set_ylim(bottom=0)
     ax.set_ylabel("queue occupancy (packets)")
     ax.set_xlabel("time (s)")
@@ -204,7 +212,7 @@ def _rate(res, tr, sel, lo, hi, interval_s=1.0, **_):
             steps(al[ids.tolist()].sum(axis=1, min_count=1).to_numpy(), lw=0.9, color=f"C{k}",
                   label=f"{g} goodput ({len(ids)} flows)")
     if len(sel) > 1:
-        steps(metrics.allotted_system_goodput(al).to_numpy(), lw=1.2, color="k", label="TCP total goodput")
+        steps(metrics.allotted_system_goodput(al).to_numpy(), lw=1.2, color=COLORS["total"], label="TCP total goodput")
     for g, d in sc["flows"].items():
         if d["kind"] != "udp" or not isinstance(d.get("rate"), (str, int, float)):
             continue
@@ -212,7 +220,7 @@ def _rate(res, tr, sel, lo, hi, interval_s=1.0, **_):
         on = (edges >= parse_duration(d.get("start", "0s"))) & (edges < parse_duration(d.get("stop", sc["duration"])))
         ax.plot(edges, np.where(on, rate, 0.0) / 1e6, drawstyle="steps-post", lw=1.2, color=UDP_COLOR, ls="--",
                 label=f"UDP {g} sending rate")
-    ax.axhline(parse_rate(sc["topology"]["bottleneck"]["rate"]) / 1e6, ls=":", lw=0.8, color="C3",
+    ax.axhline(parse_rate(sc["topology"]["bottleneck"]["rate"]) / 1e6, ls=":", lw=0.8, color=COLORS["limit"],
                label="bottleneck capacity C")
     ax.set_ylim(bottom=0)
     ax.set_ylabel(f"rate (Mb/s, per {interval_s:g} s)")
@@ -223,7 +231,21 @@ def _rate(res, tr, sel, lo, hi, interval_s=1.0, **_):
 
 # --- helpers ------------------------------------------------------------------------
 
-def _window(df: pd.DataFrame, lo: float, hi: float) -> pd.DataFrame:
+def sum_of_windows(tcp: pd.DataFrame, lo: float, hi: float) -> pd.Series:
+    """Σ_i cwnd_i(t) over [lo, hi] at every change of any flow's window (index t,
+    the first entry at `lo`), each flow's window held from its last change —
+    including a change before `lo`: cutting the trace first would start the sum
+    with only the flows that happen to change right after `lo`."""
+    w = window(tcp[["t", "flow", "cwnd"]], lo, hi)
+    t = np.maximum(w["t"].to_numpy(), lo)
+    # each row changes the sum by its flow's step (its first row: by its whole window);
+    # linear in the rows, however many flows
+    step = w["cwnd"] - w.groupby("flow", sort=False)["cwnd"].shift(fill_value=0.0)
+    total = pd.Series(step.cumsum().to_numpy(), index=pd.Index(t, name="t"), name="sum_cwnd")
+    return total.groupby(level=0, sort=True).last()
+
+
+def window(df: pd.DataFrame, lo: float, hi: float) -> pd.DataFrame:
     """Rows in [lo, hi], plus each series' last row before lo (its value at lo)."""
     key = "flow" if "flow" in df else "link"
     t = df["t"].to_numpy()

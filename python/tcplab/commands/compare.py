@@ -1,9 +1,12 @@
 """`tcplab compare SCENARIO --engines packet,ns2,linux`: one scenario on several
 engines, side by side: a table of the main metrics per engine and the
-congestion windows overlaid (one panel per flow shown, one colour per engine).
+congestion windows overlaid (one panel per flow shown; per engine one colour,
+line style and marker: packet wide solid, ns2 dashed, linux dotted).
 
-With --out DIR each engine's run is written to DIR/<engine>/ (as `tcplab run
---out`), the table to DIR/compare.json and the figure to DIR/cwnd.png.
+Each engine's run is written to DIR/<engine>/ (as `tcplab run --out`), the
+table to DIR/compare.json and the figure to DIR/cwnd.png, where DIR is --out or,
+without it, a new directory compare-<scenario>-<time>/ in the current one
+(printed at the end).
 """
 
 from __future__ import annotations
@@ -39,7 +42,8 @@ def register(sub) -> None:
                    help="override a scenario value by dotted path (repeatable)")
     p.add_argument("--flows", default="0", metavar="IDS",
                    help="flows whose windows are plotted (comma-separated ids; default 0)")
-    p.add_argument("--out", metavar="DIR", help="write each run, compare.json and cwnd.png into DIR")
+    p.add_argument("--out", metavar="DIR", help="write each run, compare.json and cwnd.png into DIR "
+                   "(default: a new compare-<scenario>-<time>/ here)")
     p.add_argument("--json", action="store_true", help="print the table as JSON")
     p.set_defaults(func=main)
 
@@ -67,6 +71,7 @@ def cwnd_figure(results: dict, flows=(0,)):
     """Congestion windows of the chosen flows, one panel per flow, engines overlaid."""
     from matplotlib.figure import Figure
 
+    from tcplab.plots import ENGINE_STYLE
     from tcplab.traces import canonical
 
     flows = list(flows)
@@ -76,10 +81,12 @@ def cwnd_figure(results: dict, flows=(0,)):
         tcp = canonical(res.traces, res.links).get("tcp")
         if tcp is None:
             continue
+        st = ENGINE_STYLE.get(engine, {"color": f"C{k + 3}", "ls": "-.", "lw": 1.0, "alpha": 1.0, "marker": "s"})
         for ax, fid in zip(axes, flows):
             f = tcp[tcp["flow"] == fid]
-            ax.plot(f["t"], f["cwnd"], drawstyle="steps-post", lw=0.8, color=f"C{k}",
-                    label=f"{engine} ({res.engine_version})")
+            ax.plot(f["t"], f["cwnd"], drawstyle="steps-post", color=st["color"], ls=st["ls"], lw=st["lw"],
+                    alpha=st["alpha"], marker=st["marker"], ms=4, mfc="none",
+                    markevery=max(1, len(f) // 12), zorder=2 + k, label=f"{engine} ({res.engine_version})")
     for ax, fid in zip(axes, flows):
         ax.set_ylabel(f"cwnd, flow {fid} (packets)")
         ax.grid(alpha=0.3)
@@ -106,14 +113,15 @@ def main(args) -> int:
         raise UserError(f"--flows: expected comma-separated flow ids, got {args.flows!r}") from None
     results, fig = compare(args.scenario, engines, args.overrides, flows)
     tab = table(results)
-    if args.out:
-        out = Path(args.out)
-        for e, r in results.items():
-            r.save(out / e)
-        (out / "compare.json").write_text(json.dumps(tab, indent=2, default=float) + "\n")
-        fig.savefig(out / "cwnd.png", dpi=150, bbox_inches="tight")
+    out = Path(args.out) if args.out else _fresh_dir(args.scenario)
+    for e, r in results.items():
+        r.save(out / e)
+    (out / "compare.json").write_text(json.dumps(tab, indent=2, default=float) + "\n")
+    fig.savefig(out / "cwnd.png", dpi=150, bbox_inches="tight")
+    wrote = f"wrote {out}/<engine>/, compare.json, cwnd.png"
     if args.json:
         print(json.dumps(tab, default=float))
+        Console(stderr=True).print(f"[dim]{wrote}[/dim]")
         return 0
     c = Console()
     t = Table(title=f"{args.scenario} on {', '.join(engines)}")
@@ -124,6 +132,18 @@ def main(args) -> int:
         t.add_row(label, *[_fmt(tab[key][e], fmt) for e in engines])
     t.add_row("wall time (s)", *[f"{results[e].wall_s:.2f}" for e in engines])
     c.print(t)
-    if args.out:
-        Console(stderr=True).print(f"[dim]wrote {args.out}/<engine>/, compare.json, cwnd.png[/dim]")
+    Console(stderr=True).print(f"[dim]{wrote}[/dim]")
     return 0
+
+
+def _fresh_dir(scenario: str) -> Path:
+    """compare-<scenario stem>-<local time>/ in the current directory, never an existing one."""
+    import time
+
+    base = f"compare-{Path(scenario).stem}-{time.strftime('%Y%m%d-%H%M%S')}"
+    out, n = Path(base), 1
+    while out.exists():
+        n += 1
+        out = Path(f"{base}-{n}")
+    out.mkdir(parents=True)
+    return out

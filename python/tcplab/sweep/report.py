@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from tcplab.labels import label as human
 from tcplab.sweep.runner import Outcome, axis_column, metric_of
 from tcplab.sweep.spec import si_value, split_unit
 from tcplab.sweep.store import Store
@@ -133,7 +134,7 @@ def plot(outcome: Outcome, path: str | Path | None = None) -> Path | None:
         per_rep = d.groupby(["_x", "replication"])["_m"].mean()  # other axes averaged
         g = per_rep.groupby(level=0)
         mean, std = g.mean(), g.std()
-        name = None if label is None else f"{second.paths[0]} = {label}"
+        name = None if label is None else f"{human(second.paths[0])} = {label}"
         if sweep.replications > 1:
             ax.errorbar(mean.index, mean.values, yerr=std.fillna(0).values, marker="o", ms=3, capsize=2, label=name)
         else:
@@ -142,13 +143,14 @@ def plot(outcome: Outcome, path: str | Path | None = None) -> Path | None:
         ax.set_xscale("log")
     if ticks is not None:
         ax.set_xticks(range(len(ticks)), [str(t) for t in ticks])
-    unit = ""
+    xlabel = human(first.paths[0])
     if ticks is None and isinstance(first.values[0][0], str):
         kind = split_unit(first.values[0][0], "")[2]
         unit = {"duration": " (s)", "rate": " (bit/s)", "frequency": " (Hz)"}.get(kind, "")
-    ax.set_xlabel(f"{first.paths[0]}{unit}")
-    ax.set_ylabel(metric)
-    rest = [a.name for a in sweep.axes[2:]]
+        xlabel += "" if unit.strip() in xlabel else unit
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(human(metric))
+    rest = [human(a.paths[0]) if a.name == a.paths[0] else a.name for a in sweep.axes[2:]]
     ax.set_title(f"{sweep.name} — {sweep.engine}" + (f" (averaged over {', '.join(rest)})" if rest else ""))
     ax.grid(True, alpha=0.3)
     if second is not None:
