@@ -106,6 +106,8 @@ def main(args) -> int:
     from rich.console import Console
     from rich.table import Table
 
+    from tcplab.console import stdout_console
+
     engines = [e.strip() for e in args.engines.split(",") if e.strip()]
     try:
         flows = [int(x) for x in args.flows.split(",") if x.strip()]
@@ -123,7 +125,7 @@ def main(args) -> int:
         print(json.dumps(tab, default=float))
         Console(stderr=True).print(f"[dim]{wrote}[/dim]")
         return 0
-    c = Console()
+    c = stdout_console()
     t = Table(title=f"{args.scenario} on {', '.join(engines)}")
     t.add_column("metric")
     for e in engines:

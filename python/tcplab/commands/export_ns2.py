@@ -1,6 +1,6 @@
 """`tcplab export-ns2 SCENARIO`: the ns-2 2.35 Tcl script for a scenario.
 
-    tcplab export-ns2 scenarios/c_sack_droptail.toml > c.tcl
+    tcplab export-ns2 scenarios/c-parallel-sack.toml > c.tcl
     tcplab export-ns2 SCENARIO --set flows.tcp.count=4 --out c.tcl
     ns c.tcl        # writes tcplab-counters.txt (and any traces) into the current directory
 

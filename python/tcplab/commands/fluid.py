@@ -102,11 +102,12 @@ def run(args) -> int:
 
 
 def _print_table(result) -> None:
-    from rich.console import Console
     from rich.table import Table
 
+    from tcplab.console import stdout_console
+
     s, m = result.scenario, result.metrics
-    console = Console()
+    console = stdout_console()
     beta = s["beta"] if not isinstance(s["beta"], list) else "per connection"
     head = (
         f"[bold]fluid[/bold] (hybrid AIMD, paper C)  N = {s['n']}, β = {beta}, "

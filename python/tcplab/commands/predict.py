@@ -228,9 +228,9 @@ def _fmt(value) -> str:
 
 
 def _console():
-    from rich.console import Console
+    from tcplab.console import stdout_console
 
-    return Console(highlight=False, soft_wrap=True)
+    return stdout_console(highlight=False, soft_wrap=True)
 
 
 def _print_list(as_json: bool) -> int:

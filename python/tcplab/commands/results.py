@@ -22,6 +22,9 @@ def register(sub) -> None:
                    "(default: the axes, seed, status and main metric of every point)")
     p.add_argument("--csv", metavar="FILE", help="write the query's result to FILE as CSV ('-' for stdout)")
     p.add_argument("--limit", type=int, default=50, metavar="N", help="rows to print (default 50; 0 = all)")
+    p.add_argument("--format", choices=("table", "csv", "markdown"), default="table",
+                   help="how to print the result: a table (default; the terminal's width, or whole when "
+                        "piped), CSV or a Markdown table (every row, never cut)")
     p.set_defaults(func=main)
 
 
@@ -65,12 +68,21 @@ def main(args) -> int:
         df.to_csv(args.csv, index=False)
         Console(stderr=True).print(f"[dim]wrote {len(df)} rows to {args.csv}[/dim]")
         return 0
-    _print(df, args.limit)
+    if args.format == "csv":
+        print(df.to_csv(index=False), end="")
+    elif args.format == "markdown":
+        from tcplab.console import markdown_table
+
+        print(markdown_table(df), end="")
+    else:
+        _print(df, args.limit)
     return 0
 
 
 def _print(df, limit: int) -> None:
     from rich.table import Table
+
+    from tcplab.console import stdout_console
 
     shown = df if limit == 0 else df.head(limit)
     t = Table(title=f"{len(df)} rows" + (f" (first {limit})" if 0 < limit < len(df) else ""))
@@ -78,7 +90,7 @@ def _print(df, limit: int) -> None:
         t.add_column(str(c), overflow="fold")
     for row in shown.itertuples(index=False):
         t.add_row(*[_cell(v) for v in row])
-    Console().print(t)
+    stdout_console().print(t)
 
 
 def _cell(v) -> str:

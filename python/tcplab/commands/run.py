@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from tcplab.api import ENGINES, TRACE_SERIES, run
+from tcplab.console import stdout_console
 
 
 def register(sub) -> None:
@@ -51,7 +52,7 @@ def _rate(bps: float) -> str:
 
 def show(res, console: Console | None = None) -> None:
     """A short readable summary: headline metrics, groups, and flows (first 20)."""
-    c = console or Console()
+    c = console or stdout_console()
     m = res.metrics
     sc = res.scenario
     title = sc.get("name") or "scenario"

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from tcplab.console import stdout_console
 from tcplab.sweep.executors import POOLS
 from tcplab.sweep.spec import ENGINES
 
@@ -62,7 +63,7 @@ def main(args) -> int:
         return _dry_run(sweep, planned, out)
     outcome = run_sweep(sweep, out, executor=args.executor, jobs=args.jobs, pool=args.pool, address=args.address,
                         batch=args.batch, retry_failed=args.retry_failed, console=console, planned=planned)
-    print_summary(outcome, Console())
+    print_summary(outcome, stdout_console())
     if not args.no_plot and not outcome.interrupted:
         png = plot(outcome)
         if png:
@@ -95,11 +96,11 @@ def _dry_run(sweep, planned, out: Path) -> int:
         seen.add(p.key)
         t.add_row(str(p.point.index), *[str(p.point.axes[c]) for c in sweep.columns], str(p.point.replication),
                   str(p.seed), p.key, state)
-    Console().print(t)
+    stdout_console().print(t)
     for err, idx in errors.items():
-        Console().print(f"[red]invalid[/red] points {_ranges(idx)}: {err}")
+        stdout_console().print(f"[red]invalid[/red] points {_ranges(idx)}: {err}")
     todo = len({p.key for p in planned} - set(stored))
-    Console().print(f"{len(planned)} points, {len({p.key for p in planned})} distinct, "
+    stdout_console().print(f"{len(planned)} points, {len({p.key for p in planned})} distinct, "
                     f"{sum(1 for p in planned if p.error)} invalid, {todo} to run")
     return 0
 
