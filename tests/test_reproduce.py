@@ -2,6 +2,7 @@
 it writes, the cache, and user errors. Runs use the test-only `--tiny` mode
 (three buffers, short runs, few fluid events), so they take seconds."""
 
+import html
 import json
 
 import numpy as np
@@ -363,3 +364,18 @@ def test_dip_edges_of_a_characteristic():
     assert d["low_mean"] == pytest.approx(0.925)
     assert d["high_mean"] == pytest.approx(0.97)
     assert dip(curve.assign(mean=0.95))["f_lo"] is None
+
+
+def test_index_has_a_thumbnail_per_claim_the_build_and_full_citations(tiny_d3):
+    from tcplab.citations import PAPERS as REFS
+
+    index = (tiny_d3 / "index.html").read_text()
+    assert 'src="triple-slowstart/thumbs/d3-cwnd-19-20-22.png"' in index
+    assert (tiny_d3 / "triple-slowstart" / "thumbs" / "d3-cwnd-19-20-22.png").stat().st_size > 0
+    assert "tcplab " in index and "engine " in index  # version and engine version in the footer
+    for ref in REFS.values():  # every paper cited in full, run or not
+        assert html.escape(ref.title) in index and ref.authors[0] in index
+    assert "10.1109/ISCC.2002.1021692" in index
+    page = (tiny_d3 / "triple-slowstart" / "index.html").read_text()
+    assert html.escape(REFS["D"].title) in page and "Barakat" in page
+    assert "shared" not in index + page  # no path outside the report

@@ -396,6 +396,8 @@ def _rate(times: np.ndarray, lo: float, hi: float, bin_s: float, bytes_: int = 1
 
 
 def check_a3(ctx: Context) -> Outcome:
+    from tcplab.plots import COLORS
+
     tm = _time(ctx)
     warm = float(tm["warmup"][:-1])
     runs = {name: ctx.run(SCENARIO, [f"{FREQ}={_hz(f)}", f"duration={tm['duration']}", f"warmup={tm['warmup']}"],
@@ -413,10 +415,10 @@ def check_a3(ctx: Context) -> Outcome:
         sends = sends[(sends["flow"] == fid) & (sends["t"] >= lo) & (sends["t"] < hi)]
         bin_s = min(0.5, 0.1 / f) if f < 1 else 0.05
         x, y = _rate(sends["t"].to_numpy(), lo, hi, bin_s)
-        axes[0, j].plot(x, y, color="C0", lw=1, label="TCP")
+        axes[0, j].plot(x, y, color=COLORS["tcp"], lw=1, label="TCP")
         udp = r.traces["udp"]
         x, y = _rate(udp.loc[(udp["t"] >= lo) & (udp["t"] < hi), "t"].to_numpy(), lo, hi, bin_s)
-        axes[0, j].plot(x, y, color="C1", lw=1, label="UDP")
+        axes[0, j].plot(x, y, color=COLORS["udp"], lw=1, label="UDP")
         axes[0, j].set_title(f"{name} f = {f:g} Hz (Figs. {['4, 5', '6–8', '9, 10'][j]})", fontsize=9)
         tcp = r.traces["tcp"]
         tcp = tcp[(tcp["flow"] == fid) & (tcp["t"] >= lo) & (tcp["t"] < hi)]
@@ -434,7 +436,7 @@ def check_a3(ctx: Context) -> Outcome:
         grid = np.linspace(lo, hi, 2000)
         k = np.clip(np.searchsorted(q["t"].to_numpy(), grid, side="right") - 1, 0, None)
         qu, qt = (q["udp"].to_numpy()[k], q["tcp"].to_numpy()[k]) if len(q) else (grid * 0, grid * 0)
-        axes[3, j].stackplot(grid, qu, qt, step="post", colors=["C1", "C0"], labels=["UDP", "TCP"], alpha=0.8)
+        axes[3, j].stackplot(grid, qu, qt, step="post", colors=[COLORS["udp"], COLORS["tcp"]], labels=["UDP", "TCP"], alpha=0.8)
         axes[3, j].axhline(BUFFER, color="k", lw=0.7, ls=":")
         axes[3, j].set_xlabel("time (s)")
         st = stats[name]

@@ -300,8 +300,8 @@ def check_c6(ctx: Context) -> Outcome:
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     nn = np.arange(1, df["N"].max() + 1)
     ax.plot(nn, thm1(nn), "-", color="k", lw=1.3, label="Theorem 1")
-    for i, (b, d) in enumerate(df.groupby("buffer")):
-        ax.plot(d["N"], d["normalized_throughput"], "o-", ms=3.5, lw=0.9, color=f"C{i}", label=f"b = {b}")
+    for b, d in df.groupby("buffer"):
+        ax.plot(d["N"], d["normalized_throughput"], "o-", ms=3.5, lw=0.9, color=buffer_color(b), label=f"b = {b}")
     ax.set_xlabel("N (TCP-SACK connections)")
     ax.set_ylabel("send rate / link capacity")
     ax.set_title(f"Paper C, Fig. 7: DropTail, RTT 120 ms ({ctx.engine})", fontsize=9)
@@ -314,7 +314,7 @@ def check_c6(ctx: Context) -> Outcome:
     fig, axes = plt.subplots(3, 1, figsize=(6.4, 7.4))
     corr = {}
     for ax, n in zip(axes[:2], (5, 10)):
-        for b, color in ((small, "C0"), (large, "C3")):
+        for b, color in ((small, buffer_color(small)), (large, buffer_color(large))):
             r = ctx.run(SCENARIO, [f"flows.sack.count={n}", f"topology.bottleneck.buffer={b}",
                                    f"duration={t['duration']}", f"warmup={t['warmup']}"], trace=("cwnd", "drops"))
             tcp = r.traces["tcp"]
@@ -380,7 +380,15 @@ def _red_overrides(b: int) -> dict:
             "topology.bottleneck.buffer": b}
 
 
-def _vs_n_figure(ctx, df, title, stem, series_col, ax=None):
+#: one colour per bottleneck buffer b in every figure of paper C (C6, C7, C10)
+BUFFER_COLORS = {5: "C0", 10: "C4", 15: "C5", 20: "C1", 30: "C6", 50: "C2", 100: "C3", 200: "C7"}
+
+
+def buffer_color(b) -> str:
+    return BUFFER_COLORS.get(int(b), "C8")
+
+
+def _vs_n_figure(ctx, df, title, stem, series_col, ax=None, color_by_buffer=False):
     plt = _plt()
     own = ax is None
     if own:
@@ -389,7 +397,8 @@ def _vs_n_figure(ctx, df, title, stem, series_col, ax=None):
     ax.plot(nn, thm1(nn), "-", color="k", label="Theorem 1")
     for i, (key, d) in enumerate(df.groupby(series_col, sort=False)):
         d = d.sort_values("N")
-        ax.plot(d["N"], d["normalized_throughput"], "o-", ms=3.5, lw=0.9, color=f"C{i}", label=str(key))
+        color = buffer_color(d["buffer"].iloc[0]) if color_by_buffer else f"C{i}"
+        ax.plot(d["N"], d["normalized_throughput"], "o-", ms=3.5, lw=0.9, color=color, label=str(key))
     ax.set_xlabel("N")
     ax.set_ylabel("throughput / capacity")
     ax.set_ylim(0.7, 1.02)
@@ -418,7 +427,7 @@ def _c7_sweep(ctx: Context) -> pd.DataFrame:
 def check_c7(ctx: Context) -> Outcome:
     df = _c7_sweep(ctx)
     fig = _vs_n_figure(ctx, df, f"Paper C, Fig. 10: RED (paper C's settings), RTT 120 ms ({ctx.engine})",
-                       "c7-red-vs-n", "series")
+                       "c7-red-vs-n", "series", color_by_buffer=True)
     multi = df[df["N"] >= 2]
     med = multi.groupby("buffer")["rel_error"].median()
     err = float(multi["rel_error"].abs().median())
@@ -601,8 +610,8 @@ def check_c9(ctx: Context) -> Outcome:
     same = [b for b in buffers["RED"] if ("DropTail", b) in seen and early.get(b) == 0.0
             and seen[("DropTail", b)][1].equals(seen[("RED", b)][1])]
     for b in same:
-        seen[("RED", b)][0].text(0.03, 0.97, f"= DropTail, b = {b}:\nno early drop (average\nqueue < min_th = {0.6 * b:g}),\n"
-                                 "the same drops", transform=seen[("RED", b)][0].transAxes, fontsize=7,
+        seen[("RED", b)][0].text(0.03, 0.97, f"= DropTail, b = {b}: RED\nmade no early drop, so\nevery drop is DropTail's\n"
+                                 "(same run, drop for drop)", transform=seen[("RED", b)][0].transAxes, fontsize=7,
                                  va="top", color="0.3")
     fig.suptitle("Paper C, Figs. 13 (DropTail) and 14 (RED): empirical P(z = 1 | w), N = 10, bins of one RTT",
                  fontsize=9)
@@ -664,10 +673,10 @@ def check_c10(ctx: Context) -> Outcome:
         dist = flows_hit_distribution(ce["flows_hit"], 10)
         frames.append(dist.assign(buffer=b))
         mean_frac[b] = float(ce["flows_hit"].mean() / 10) if len(ce) else float("nan")
-        ax.step(dist["m"], dist["ccdf"], where="post", color=f"C{i}", label=f"DropTail b = {b}")
+        ax.step(dist["m"], dist["ccdf"], where="post", color=buffer_color(b), label=f"DropTail b = {b}")
         if i == 0 or b == buffers[-1]:
             w = le[le["t"] <= t0 + 20]
-            ax2.plot(w["t"], w["flow"] + 1 + (0.15 if i else -0.15), "|" if i else "x", ms=6, color=f"C{i}",
+            ax2.plot(w["t"], w["flow"] + 1 + (0.15 if i else -0.15), "|" if i else "x", ms=6, color=buffer_color(b),
                      label=f"b = {b}")
     ax.set_xlabel("m (connections hit)")
     ax.set_ylabel("P(M > m)")

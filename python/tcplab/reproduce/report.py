@@ -1,6 +1,8 @@
-"""HTML reports: out/<paper>/index.html (setup, one section per claim, summary) and
-out/index.html (the papers with a verdict table). Plain HTML, no scripts, so the
-reports open from disk and survive being mailed around."""
+"""HTML reports: out/<paper>/index.html (citation, setup, one section per claim,
+summary) and out/index.html (the papers, cited in full, with a verdict table and a
+thumbnail per claim; the tcplab version and build that wrote it). Plain HTML, no
+scripts, relative links only, so the reports open from disk and survive being
+mailed around."""
 
 from __future__ import annotations
 
@@ -19,7 +21,12 @@ th { background: #f4f4f4 } .v { font-weight: 600; padding: 2px 8px; border-radiu
 figure { margin: 1em 0 } figure img { max-width: 100%; border: 1px solid #eee } figcaption { font-size: .85em; color: #555 }
 .claim { margin-bottom: 2.5em } dl { display: grid; grid-template-columns: 9em 1fr; gap: .3em 1em } dt { font-weight: 600; color: #555 }
 code { background: #f4f4f4; padding: 0 3px }
+.thumbs { display: flex; flex-wrap: wrap; gap: .6em; margin: .5em 0 1.5em } .thumbs a { text-decoration: none; color: #333 }
+.thumbs figure { margin: 0; width: 170px } .thumbs img { width: 170px; height: auto; border: 1px solid #ddd }
+.thumbs figcaption { font-size: .8em } .cite { font-size: .92em; color: #333 } footer { margin-top: 3em; font-size: .85em; color: #666 }
 """
+#: width (pixels) of the index page's thumbnails, written to <paper>/thumbs/<stem>.png
+THUMB_WIDTH = 340
 
 
 def _e(s) -> str:
@@ -37,8 +44,56 @@ def badge(verdict: str) -> str:
 
 
 def _page(title: str, body: str) -> str:
+    # an empty icon: browsers would otherwise ask for /favicon.ico and log its absence
     return (f"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{_e(title)}</title>"
-            f"<style>{STYLE}</style></head><body>\n{body}\n</body></html>\n")
+            f"<link rel=\"icon\" href=\"data:,\"><style>{STYLE}</style></head><body>\n{body}\n"
+            f"<footer>{_e(build_line())}</footer>\n</body></html>\n")
+
+
+def build_line() -> str:
+    """Which tcplab wrote the page: its version, the engine's, and the build id where the
+    engine has one."""
+    from importlib import metadata
+
+    from tcplab.scenario import _core
+
+    core = _core()
+    try:
+        version = metadata.version("tcplab")
+    except metadata.PackageNotFoundError:  # pragma: no cover - run from a source tree
+        version = "unknown"
+    parts = [f"tcplab {version}", f"engine {getattr(core, 'ENGINE_VERSION', '?')}"]
+    build = getattr(core, "BUILD_ID", None)
+    if build:
+        parts.append(f"build {build}")
+    return ", ".join(parts) + f"; written {_dt.datetime.now().strftime('%Y-%m-%d %H:%M')}"
+
+
+def citation_html(letter: str) -> str:
+    """Paper `letter`'s full reference, the DOI (or address) as a link."""
+    from tcplab.citations import cite
+
+    c = cite(letter)
+    link = c.link()
+    tail = f' <a href="{_e(link)}">{_e("doi:" + c.doi if c.doi else link)}</a>' if link else ""
+    return f'<span class="cite">{_e(c.reference())}{tail}</span>'
+
+
+def thumbnail(root: Path, stem: str) -> str | None:
+    """root/thumbs/<stem>.png, a small copy of root/<stem>.png (made if missing or older);
+    the path relative to root, or None without a figure."""
+    src = root / f"{stem}.png"
+    if not src.is_file():
+        return None
+    dst = root / "thumbs" / f"{stem}.png"
+    if not dst.is_file() or dst.stat().st_mtime < src.stat().st_mtime:
+        from PIL import Image
+
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        with Image.open(src) as im:
+            im.thumbnail((THUMB_WIDTH, THUMB_WIDTH * 4))
+            im.save(dst, optimize=True)
+    return f"thumbs/{stem}.png"
 
 
 def counts(rows: list[dict]) -> dict[str, int]:
@@ -52,9 +107,9 @@ def write_paper(paper, rows: list[dict], ctx, wall_s: float) -> Path:
     """out/<paper>/index.html from the claims.json rows."""
     b = [f"<p><a href=\"../index.html\">← all papers</a></p>",
          f"<h1>Paper {paper.letter}: {_e(paper.title)}</h1>",
-         f"<p>Source: <code>{_e(paper.source)}</code> (see <code>../shared/PAPERS.md</code>). "
-         f"Mode <b>{_e(ctx.mode)}</b>, engine <b>{_e(ctx.engine)}</b>, this run {wall_s:.0f} s, "
-         f"written {_dt.datetime.now().strftime('%Y-%m-%d %H:%M')}. Machine-readable verdicts: "
+         f"<p>{citation_html(paper.letter)}</p>",
+         f"<p>Mode <b>{_e(ctx.mode)}</b>, engine <b>{_e(ctx.engine)}</b>, this run {wall_s:.0f} s, "
+         f"{_e(build_line())}. Machine-readable verdicts: "
          f"<a href=\"claims.json\">claims.json</a>; data: <code>data/*.parquet</code>.</p>",
          "<h2>Setup</h2><table><tr><th>parameter</th><th>value</th></tr>"]
     b += [f"<tr><td>{_e(k)}</td><td>{_code(v)}</td></tr>" for k, v in paper.setup]
@@ -96,13 +151,27 @@ def verdict_table(rows: list[dict], link: bool = False, prefix: str = "") -> str
     return "".join(out)
 
 
+def _thumbs(out: Path, slug: str, rows: list[dict]) -> str:
+    """One thumbnail per claim (its first figure), linking to the claim's section."""
+    cells = []
+    for r in rows:
+        figs = r.get("figures") or []
+        thumb = thumbnail(out / slug, figs[0]) if figs else None
+        cid = _e(r["id"])
+        img = (f'<img src="{slug}/{thumb}" alt="{cid}: {_e(figs[0])}" loading="lazy">' if thumb
+               else '<span class="v pending">no figure</span>')
+        cells.append(f'<a href="{slug}/index.html#{cid}"><figure>{img}<figcaption><b>{cid}</b> '
+                     f'{badge(r["verdict"])}</figcaption></figure></a>')
+    return f'<div class="thumbs">{"".join(cells)}</div>'
+
+
 def write_index(out: Path) -> Path:
     """out/index.html: every paper, with what its claims.json holds (or that it was not run)."""
     from tcplab.reproduce import LETTERS, PAPERS, load_paper
 
     b = ["<h1>tcplab reproduce</h1>",
-         "<p>Each paper's claims (see <code>../shared/PAPERS.md</code>), with a figure and a verdict "
-         "(reproduced / partly / not-reproduced) against the paper's statement.</p>",
+         "<p>Each paper's claims, with a figure and a verdict (reproduced / partly / not-reproduced) "
+         f"against the paper's statement. Written by {_e(build_line())}.</p>",
          "<table><tr><th>paper</th><th>claims</th><th>reproduced</th><th>partly</th><th>not reproduced</th></tr>"]
     sections = []
     letter_of = {v: k for k, v in LETTERS.items()}
@@ -118,9 +187,13 @@ def write_index(out: Path) -> Path:
         b.append(f'<tr><td><a href="{slug}/index.html">{letter_of[slug]}: {_e(slug)}</a> — {_e(title)}</td>'
                  f"<td>{len(rows)}</td><td>{c['reproduced']}</td><td>{c['partly']}</td><td>{c['not-reproduced']}</td></tr>")
         sections.append(f'<h2><a href="{slug}/index.html">{letter_of[slug]}: {_e(title)}</a></h2>'
+                        f"<p>{citation_html(letter_of[slug])}</p>"
+                        + _thumbs(out, slug, rows)
                         + verdict_table(rows, link=True, prefix=f"{slug}/index.html"))
     b.append("</table>")
     b += sections
+    b.append("<h2>References</h2><ol type=\"A\">"
+             + "".join(f"<li>{citation_html(letter_of[slug])}</li>" for slug in PAPERS) + "</ol>")
     path = out / "index.html"
     out.mkdir(parents=True, exist_ok=True)
     path.write_text(_page("tcplab reproduce", "\n".join(b)))
