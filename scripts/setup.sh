@@ -7,11 +7,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 want_tests=${1:-}
 
-if [ "$want_tests" = "test" ] && ! command -v ns >/dev/null 2>&1; then
-  echo "== installing ns-2 2.35 (Debian package ns2), the correctness oracle"
+if [ "$want_tests" = "test" ] && { ! command -v ns >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; }; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq ns2 >/dev/null
+  if ! command -v ns >/dev/null 2>&1; then
+    echo "== installing ns-2 2.35 (Debian package ns2), the correctness oracle"
+    apt-get install -y -qq ns2 >/dev/null
+  fi
+  if ! command -v chromedriver >/dev/null 2>&1; then
+    # the HTML report's test opens it in a real browser (tests/test_report_browser.py)
+    echo "== installing headless Chromium (Debian chromium, chromium-driver) for the report's browser test"
+    apt-get install -y -qq chromium chromium-driver >/dev/null \
+      || echo "== Chromium could not be installed; the browser test will be skipped"
+  fi
 fi
 
 if [ ! -x .venv/bin/python ]; then

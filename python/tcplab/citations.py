@@ -44,8 +44,8 @@ class Citation:
 PAPERS: dict[str, Citation] = {
     "A": Citation(("Zoltán Szabó", "Sándor Molnár", "Zsolt Kenesi"),
                   "The Effect of TCP's Adaptivity on the Throughput",
-                  venue="Budapest University of Technology and Economics and Ericsson Hungary "
-                        "(venue and year not stated in the paper)"),
+                  venue="manuscript, Budapest University of Technology and Economics and Ericsson Hungary "
+                        "(its text states no venue or year)"),
     "B": Citation(("Chi Zhang", "Vassilis Tsaoussidis"),
                   "The Interrelation of TCP Responsiveness and Smoothness in Heterogeneous Networks",
                   venue="Proceedings of the Seventh IEEE International Symposium on Computers and "

@@ -158,7 +158,7 @@ def _thumbs(out: Path, slug: str, rows: list[dict]) -> str:
         figs = r.get("figures") or []
         thumb = thumbnail(out / slug, figs[0]) if figs else None
         cid = _e(r["id"])
-        img = (f'<img src="{slug}/{thumb}" alt="{cid}: {_e(figs[0])}" loading="lazy">' if thumb
+        img = (f'<img src="{slug}/{thumb}" alt="{cid}: {_e(figs[0])}">' if thumb
                else '<span class="v pending">no figure</span>')
         cells.append(f'<a href="{slug}/index.html#{cid}"><figure>{img}<figcaption><b>{cid}</b> '
                      f'{badge(r["verdict"])}</figcaption></figure></a>')
