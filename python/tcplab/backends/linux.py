@@ -42,6 +42,7 @@ import threading
 import time
 from pathlib import Path
 
+from tcplab import progress
 from tcplab.errors import UserError
 from tcplab.units import parse_duration, parse_rate
 
@@ -389,6 +390,10 @@ def run_linux(scenario: dict, *, workdir: str | None = None, keep: bool = False)
             p.stdin.write(f"go {t0}\n")
             p.stdin.flush()
         end = t0 / 1e9 + d + GRACE_S
+        if progress.wanted():  # real time against the duration, until the sender is done
+            while procs["send"].poll() is None and time.clock_gettime(time.CLOCK_MONOTONIC) < end:
+                progress.report(max(0.0, time.clock_gettime(time.CLOCK_MONOTONIC) - t0 / 1e9), d)
+                time.sleep(0.25)
         for name, p in procs.items():
             left = end - time.clock_gettime(time.CLOCK_MONOTONIC)
             try:

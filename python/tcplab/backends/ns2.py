@@ -47,10 +47,12 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from tcplab import progress
 from tcplab.errors import UserError
 from tcplab.units import parse_duration, parse_rate
 
@@ -580,7 +582,10 @@ def export_tcl(scenario: dict) -> str:
     return _tcl(_plan(scenario))
 
 
-def _tcl(plan: _Plan) -> str:
+def _tcl(plan: _Plan, progress_steps: int = 0) -> str:
+    """The script; with `progress_steps` it also prints `tcplab-progress <now>` on
+    stdout that many times over the run (events of their own: ns-2 orders events
+    by time, then by insertion, so the simulation itself is unchanged)."""
     n = len(plan.flows)
     tcp_ids = [f.id for f in plan.flows if f.kind == "tcp"]
     udp_ids = [f.id for f in plan.flows if f.kind == "udp"]
@@ -726,6 +731,15 @@ def _tcl(plan: _Plan) -> str:
     w("    exit 0")
     w("}")
     w(f'$ns at {_tcl_num(plan.duration_s)} "tcplab_finish"')
+    if progress_steps:
+        step = plan.duration_s / progress_steps
+        w("proc tcplab_progress {} {")
+        w("    global ns")
+        w('    puts stdout "tcplab-progress [$ns now]"')
+        w("    flush stdout")
+        w(f'    $ns at [expr [$ns now] + {_tcl_num(step)}] "tcplab_progress"')
+        w("}")
+        w(f'$ns at {_tcl_num(step)} "tcplab_progress"')
     w("$ns run")
     return "\n".join(out) + "\n"
 
@@ -970,6 +984,39 @@ def _package_version() -> str | None:
     return r.stdout.strip() or None if r.returncode == 0 else None
 
 
+#: how many progress lines a watched run prints (see `tcplab.progress`)
+PROGRESS_STEPS = 200
+
+
+def _run_reporting(ns: str, script: str, wd: Path, limit: float, duration_s: float):
+    """`subprocess.run` for a watched run: ns-2's `tcplab-progress` lines are passed to
+    `tcplab.progress.report` as they come; other output is kept. TimeoutExpired past `limit`."""
+    lines: list[str] = []
+    expired = threading.Event()
+    with open(wd / "ns-stderr.txt", "w+") as err, \
+            subprocess.Popen([ns, script], cwd=wd, stdout=subprocess.PIPE, stderr=err, text=True) as p:
+        def expire():
+            expired.set()
+            p.kill()
+
+        timer = threading.Timer(limit, expire)
+        timer.start()
+        try:
+            for line in p.stdout:
+                if line.startswith("tcplab-progress "):
+                    progress.report(float(line.split()[1]), duration_s)
+                else:
+                    lines.append(line)
+            p.wait()
+        finally:
+            timer.cancel()
+        err.seek(0)
+        stderr = err.read()
+    if expired.is_set():
+        raise subprocess.TimeoutExpired([ns, script], limit)
+    return subprocess.CompletedProcess([ns, script], p.returncode, "".join(lines), stderr)
+
+
 def run_ns2(scenario: dict, workdir: str | None = None, keep: bool = False, *,
             ns_binary: str | None = None, timeout_s: float | None = None) -> dict:
     """Run a resolved scenario in ns-2 and return the raw result dict.
@@ -985,12 +1032,16 @@ def run_ns2(scenario: dict, workdir: str | None = None, keep: bool = False, *,
     wd.mkdir(parents=True, exist_ok=True)
     try:
         script = wd / "scenario.tcl"
-        script.write_text(_tcl(plan))
+        watched = progress.wanted()
+        script.write_text(_tcl(plan, PROGRESS_STEPS if watched else 0))
         limit = DEFAULT_TIMEOUT_S if timeout_s is None else float(timeout_s)
         t0 = time.perf_counter()
         try:
-            proc = subprocess.run([ns, script.name], cwd=wd, capture_output=True,
-                                  text=True, timeout=limit)
+            if watched:
+                proc = _run_reporting(ns, script.name, wd, limit, plan.duration_s)
+            else:
+                proc = subprocess.run([ns, script.name], cwd=wd, capture_output=True,
+                                      text=True, timeout=limit)
         except subprocess.TimeoutExpired:
             raise Ns2Error(f"ns-2 did not finish within {limit:g} s "
                            f"(scenario {plan.name!r}; raise timeout_s)") from None

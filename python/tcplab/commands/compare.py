@@ -63,7 +63,12 @@ def compare(scenario, engines: list[str], overrides=(), flows=(0,)) -> tuple[dic
     bad = [e for e in engines if e not in ENGINES]
     if bad or not engines:
         raise UserError(f"--engines: expected some of {', '.join(ENGINES)}, got {','.join(engines) or 'nothing'}")
-    results = {e: run(scenario, engine=e, overrides=overrides, trace=["cwnd"]) for e in engines}
+    from tcplab.progress import watching
+
+    results = {}
+    for e in engines:
+        with watching(e, scenario):
+            results[e] = run(scenario, engine=e, overrides=overrides, trace=["cwnd"])
     return results, cwnd_figure(results, flows)
 
 

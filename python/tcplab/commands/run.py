@@ -9,6 +9,7 @@ from rich.table import Table
 
 from tcplab.api import ENGINES, TRACE_SERIES, run
 from tcplab.console import stdout_console
+from tcplab.progress import watching
 
 
 def register(sub) -> None:
@@ -29,8 +30,9 @@ def register(sub) -> None:
 
 def main(args) -> int:
     trace = [s for s in args.trace.split(",") if s.strip()] if args.trace else None
-    res = run(args.scenario, engine=args.engine, overrides=args.overrides, trace=trace,
-              trace_interval=args.trace_interval)
+    with watching(args.engine, args.scenario):
+        res = run(args.scenario, engine=args.engine, overrides=args.overrides, trace=trace,
+                  trace_interval=args.trace_interval)
     if args.out:
         res.save(args.out)
     if args.json:

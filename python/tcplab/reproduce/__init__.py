@@ -238,7 +238,10 @@ class Context:
         from tcplab.api import run
         from tcplab.traces import canonical
 
-        res = run(sc, engine=engine)
+        from tcplab.progress import watching
+
+        with watching(engine, sc, self.progress):
+            res = run(sc, engine=engine)
         cr = CachedRun(res.scenario, res.metrics, res.flows, res.links, canonical(res.traces, res.links))
         if keep is not None:
             cr.traces = dict(keep(cr))
