@@ -352,7 +352,7 @@ def run_scale(sims: list[str], reps: int, base: float, budget_s: float, workdir:
 
 def sweep_scaling(mode: str, jobs_list: list[int]) -> list[dict]:
     """Wall time of `tcplab reproduce all --MODE` with each worker count, each into a
-    fresh report directory (so the cache computes everything again)."""
+    fresh report directory with a fresh cache (so everything is computed again)."""
     out = []
     exe = Path(sys.executable).parent / "tcplab"
     for jobs in jobs_list:
@@ -360,7 +360,7 @@ def sweep_scaling(mode: str, jobs_list: list[int]) -> list[dict]:
             r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.perf_counter()
             proc = subprocess.run([str(exe), "reproduce", "all", f"--{mode}", "--jobs", str(jobs),
-                                   "--out", d], capture_output=True, text=True)
+                                   "--out", d, "--cache", str(Path(d) / "cache")], capture_output=True, text=True)
             wall = time.perf_counter() - t0
             r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime)
