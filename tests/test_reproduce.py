@@ -379,3 +379,11 @@ def test_index_has_a_thumbnail_per_claim_the_build_and_full_citations(tiny_d3):
     page = (tiny_d3 / "triple-slowstart" / "index.html").read_text()
     assert html.escape(REFS["D"].title) in page and "Barakat" in page
     assert "shared" not in index + page  # no path outside the report
+
+
+def test_a_cache_that_is_not_a_directory_exits_2_writing_nothing(tmp_path, capsys):
+    afile = tmp_path / "afile"
+    afile.write_text("mine")
+    code, _, err = run(capsys, "D", "--claims", "D3", "--tiny", "--out", str(tmp_path / "r"), "--cache", str(afile))
+    assert code == 2 and "--cache" in err and "not a directory" in err
+    assert not (tmp_path / "r").exists() and afile.read_text() == "mine"

@@ -34,3 +34,21 @@ def cache_dir(explicit: str | Path | None = None) -> Path:
     xdg = os.environ.get("XDG_CACHE_HOME")
     base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
     return base / "tcplab"
+
+
+def checked_cache_dir(explicit: str | Path | None = None) -> Path:
+    """`cache_dir(explicit)`, created if missing; UserError naming where it came from
+    (--cache, $TCPLAB_CACHE or the default) when it is not a writable directory."""
+    from tcplab.errors import UserError
+
+    path = cache_dir(explicit)
+    origin = "--cache" if explicit else (f"${ENV}" if os.environ.get(ENV) else "the cache directory")
+    if path.exists() and not path.is_dir():
+        raise UserError(f"{origin}: {path} is not a directory")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"{origin}: cannot create {path}: {exc.strerror}") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise UserError(f"{origin}: {path} is not writable")
+    return path

@@ -48,6 +48,9 @@ def main(args) -> int:
 
     if args.jobs is not None and args.jobs < 1:
         raise UserError(f"--jobs: expected a whole number ≥ 1, got {args.jobs}")
+    from tcplab.cache import checked_cache_dir
+
+    checked_cache_dir(args.cache)  # a clear error before anything is written
     claims = [c.strip().upper() for c in args.claims.split(",") if c.strip()] if args.claims else None
     if claims:
         check_claim_ids(claims)
