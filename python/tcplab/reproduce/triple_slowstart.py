@@ -116,7 +116,7 @@ def check_d1(ctx: Context) -> Outcome:
     ax.set_xlabel("buffer B (packets)")
     ax.set_ylabel("window (packets)")
     ax.set_title("Paper D, eqs. 1, 5: W_max and W_B", fontsize=9)
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))  # beside the axes: inside it hid W_B
     figs = [ctx.save_figure(fig, "d1-windows")]
 
     t1 = df[df["regime"] == ss.REGIME_THEOREM_1]
