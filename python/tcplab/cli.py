@@ -32,6 +32,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from tcplab import provenance
+
+    # what every output's metadata records as its command line
+    provenance.COMMAND = ["tcplab", *(sys.argv[1:] if argv is None else argv)]
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.version:

@@ -185,8 +185,24 @@ class Result:
 
         return plot(self, kind, **kwargs)
 
+    def metadata(self) -> dict:
+        """What produced this result (`tcplab.provenance.metadata`): tcplab version,
+        build, engine and its version, command line, time, host, Python and Rust
+        versions, seed, and the unit of every flows/links column and metric."""
+        from tcplab.provenance import metadata, units_of
+        from tcplab.sweep.engines import flatten
+
+        units = {f"flows.{c}": u for c, u in units_of(self.flows.columns).items()}
+        units.update({f"links.{c}": u for c, u in units_of(self.links.columns).items()})
+        units.update({f"metrics.{c}": u for c, u in units_of(flatten(self.metrics)).items()})
+        for name, df in self.traces.items():
+            units.update({f"traces.{name}.{c}": u for c, u in units_of(df.columns).items()})
+        return metadata(engine=self.engine, engine_version=self.engine_version,
+                        seed=self.scenario.get("seed"), units=units)
+
     def to_dict(self) -> dict:
-        """The JSON summary (`summary.json`): everything but the traces."""
+        """The JSON summary (`summary.json`): everything but the traces, and
+        `meta` (`Result.metadata()`)."""
         d = {
             "engine": self.engine,
             "engine_version": self.engine_version,
@@ -198,6 +214,7 @@ class Result:
         }
         if self.wall_s is not None:
             d["wall_s"] = self.wall_s
+        d["meta"] = self.metadata()
         return d
 
     def save(self, out_dir: str | Path, formats=("parquet", "csv")) -> Path:
@@ -208,14 +225,18 @@ class Result:
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
         try:
-            (tmp / "summary.json").write_text(json.dumps(self.to_dict(), indent=2, default=_json_default) + "\n")
+            summary = self.to_dict()
+            (tmp / "summary.json").write_text(json.dumps(summary, indent=2, default=_json_default) + "\n")
             self.flows.to_csv(tmp / "flows.csv", index=False)
             self.links.to_csv(tmp / "links.csv", index=False)
             if self.traces:
                 (tmp / "traces").mkdir()
                 for name, df in self.traces.items():
                     if "parquet" in formats:
-                        df.to_parquet(tmp / "traces" / f"{name}.parquet", index=False)
+                        from tcplab.provenance import units_of, write_parquet
+
+                        write_parquet(df, tmp / "traces" / f"{name}.parquet",
+                                      dict(summary["meta"], units=units_of(df.columns), table=name))
                     if "csv" in formats:
                         df.to_csv(tmp / "traces" / f"{name}.csv", index=False)
             if out.exists():

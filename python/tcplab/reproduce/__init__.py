@@ -226,7 +226,7 @@ class Context:
 
         res = run(sc, engine=engine)
         cr = CachedRun(res.scenario, res.metrics, res.flows, res.links, canonical(res.traces, res.links))
-        cr.save(where)
+        cr.save(where, res.engine, res.engine_version)
         return cr
 
     def fluid(self, **kwargs):
@@ -258,15 +258,17 @@ class CachedRun:
     links: pd.DataFrame
     traces: dict
 
-    def save(self, where: Path) -> None:
+    def save(self, where: Path, engine: str | None = None, engine_version: str | None = None) -> None:
+        from tcplab.provenance import metadata, write_parquet
+
+        meta = metadata(engine=engine, engine_version=engine_version, seed=self.scenario.get("seed"))
         where.mkdir(parents=True, exist_ok=True)
-        for name, df in self.traces.items():
-            df.to_parquet(where / f"{name}.parquet", index=False)
-        self.flows.to_parquet(where / "flows.parquet", index=False)
-        self.links.to_parquet(where / "links.parquet", index=False)
+        tables = dict(self.traces, flows=self.flows, links=self.links)
+        for name, df in tables.items():
+            write_parquet(df, where / f"{name}.parquet", dict(meta, table=name))
         tmp = where / ".run.json.tmp"
         tmp.write_text(json.dumps({"scenario": self.scenario, "metrics": self.metrics,
-                                   "traces": sorted(self.traces)}, default=float))
+                                   "traces": sorted(self.traces), "meta": meta}, default=float))
         tmp.replace(where / "run.json")  # written last: its presence means the run is whole
 
     @classmethod
@@ -334,9 +336,13 @@ def run_claim(claim: Claim, ctx: Context) -> Verdict:
     else:
         out = claim.check(ctx)
     root = ctx.root / "data"
+    if out.data:
+        from tcplab.provenance import metadata, write_parquet
+
+        meta = metadata(engine=ctx.engine, claim=claim.id, paper=ctx.paper.slug, mode=ctx.mode)
     for name, df in out.data.items():
         root.mkdir(parents=True, exist_ok=True)
-        df.to_parquet(root / f"{claim.id}-{name}.parquet", index=False)
+        write_parquet(df, root / f"{claim.id}-{name}.parquet", dict(meta, table=name))
     return Verdict(claim.id, claim.title, out.verdict, out.measured, claim.paper, out.note, claim.criterion,
                    claim.figure, _plain(out.values), out.figures, time.perf_counter() - t0)
 
