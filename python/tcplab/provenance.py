@@ -17,14 +17,10 @@ Two things live here:
 
 from __future__ import annotations
 
-import datetime as _dt
+# stdlib only, and the slower modules imported where used: the CLI imports this
+# module before parsing its arguments (`tcplab --help` stays fast)
 import functools
-import hashlib
-import json
-import platform
-import shlex
 import sys
-from pathlib import Path
 
 __all__ = ["build", "build_id", "build_git", "metadata", "units_of", "write_parquet", "with_metadata",
            "read_parquet_metadata", "PARQUET_KEY"]
@@ -63,6 +59,9 @@ def build_git() -> str:
 @functools.lru_cache(maxsize=None)
 def python_hash() -> str:
     """12 hex digits of SHA-256 over the result-shaping Python sources of the package."""
+    import hashlib
+    from pathlib import Path
+
     root = Path(__file__).resolve().parent
     h = hashlib.sha256()
     for path in sorted(root.rglob("*.py")):
@@ -136,6 +135,8 @@ COMMAND: list[str] | None = None
 
 
 def _command() -> str:
+    import shlex
+
     if COMMAND is not None:
         return shlex.join(COMMAND)
     argv = list(sys.argv)
@@ -151,6 +152,9 @@ def metadata(*, engine: str | None = None, engine_version: str | None = None, se
     `engine_version` is the engine's own (ns-2's version for ns2, the kernel's
     `uname -r` for linux, the engine crate's for packet); `units` maps column
     names to units (see `units_of`); `extra` items are added as they are."""
+    import datetime as _dt
+    import platform
+
     from tcplab import __version__
 
     try:
@@ -192,6 +196,8 @@ def write_parquet(df, path, meta: dict) -> None:
 
 def with_metadata(table, meta: dict):
     """An Arrow table with `meta` in its schema metadata (units narrowed to its columns)."""
+    import json
+
     m = dict(meta)
     m["units"] = {c: u for c, u in (meta.get("units") or units_of(table.column_names)).items()
                   if c in table.column_names}
@@ -202,6 +208,8 @@ def with_metadata(table, meta: dict):
 
 def read_parquet_metadata(path) -> dict:
     """The tcplab metadata of a Parquet file ({} if it has none)."""
+    import json
+
     import pyarrow.parquet as pq
 
     raw = (pq.read_schema(path).metadata or {}).get(PARQUET_KEY)

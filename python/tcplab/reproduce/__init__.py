@@ -84,7 +84,6 @@ class Paper:
     slug: str
     letter: str
     title: str
-    source: str  # the paper's file under /work/shared/papers
     setup: list[tuple[str, str]]  # (parameter, value) rows of the report's setup table
     claims: list[Claim]
     summary: str = ""  # one paragraph for the report's end (optional)
@@ -280,11 +279,14 @@ class CachedRun:
 
 
 def _repo_path(p: str) -> Path:
-    """Scenario paths in the paper modules are relative to the repository root."""
+    """Scenario paths in the paper modules (`scenarios/x.toml`) name packaged files
+    (never a same-named file in the directory tcplab runs in)."""
+    from tcplab.resources import data_dir
+
     path = Path(p)
-    if path.is_absolute() or path.exists():
+    if path.is_absolute():
         return path
-    return Path(__file__).resolve().parents[3] / p
+    return data_dir() / path
 
 
 # --- registry and driver ----------------------------------------------------------------------

@@ -9,6 +9,8 @@ import html
 import json
 from pathlib import Path
 
+from tcplab import citations
+
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 980px; margin: 2em auto; padding: 0 1em; color: #222; line-height: 1.45 }
 h1 { font-size: 1.5em } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ddd }
@@ -52,8 +54,8 @@ def write_paper(paper, rows: list[dict], ctx, wall_s: float) -> Path:
     """out/<paper>/index.html from the claims.json rows."""
     b = [f"<p><a href=\"../index.html\">← all papers</a></p>",
          f"<h1>Paper {paper.letter}: {_e(paper.title)}</h1>",
-         f"<p>Source: <code>{_e(paper.source)}</code> (see <code>../shared/PAPERS.md</code>). "
-         f"Mode <b>{_e(ctx.mode)}</b>, engine <b>{_e(ctx.engine)}</b>, this run {wall_s:.0f} s, "
+         f"<p class=\"cite\">{citations.html(paper.slug)}</p>",
+         f"<p>Mode <b>{_e(ctx.mode)}</b>, engine <b>{_e(ctx.engine)}</b>, this run {wall_s:.0f} s, "
          f"written {_dt.datetime.now().strftime('%Y-%m-%d %H:%M')}. Machine-readable verdicts: "
          f"<a href=\"claims.json\">claims.json</a>; data: <code>data/*.parquet</code>.</p>",
          "<h2>Setup</h2><table><tr><th>parameter</th><th>value</th></tr>"]
@@ -101,7 +103,7 @@ def write_index(out: Path) -> Path:
     from tcplab.reproduce import LETTERS, PAPERS, load_paper
 
     b = ["<h1>tcplab reproduce</h1>",
-         "<p>Each paper's claims (see <code>../shared/PAPERS.md</code>), with a figure and a verdict "
+         "<p>Each paper's claims (listed in the project's docs/claims.md), with a figure and a verdict "
          "(reproduced / partly / not-reproduced) against the paper's statement.</p>",
          "<table><tr><th>paper</th><th>claims</th><th>reproduced</th><th>partly</th><th>not reproduced</th></tr>"]
     sections = []
