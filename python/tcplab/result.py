@@ -178,6 +178,32 @@ class Result:
             wall_s=wall_s,
         )
 
+    def _repr_html_(self) -> str:
+        """Rich display in Jupyter: the headline, metrics (with units), flows and links as tables."""
+        import html
+
+        from tcplab.provenance import units_of
+        from tcplab.sweep.engines import flatten
+
+        e = html.escape
+        flat = flatten(self.metrics)
+        units = units_of(flat)
+        rows = "".join(f"<tr><td>{e(k)}</td><td>{e(_fmt(v))}</td><td>{e(units.get(k, ''))}</td></tr>"
+                       for k, v in flat.items())
+        name = self.scenario.get("name") or "scenario"
+        wall = f", {self.wall_s:.2f} s wall" if self.wall_s is not None else ""
+        traces = ", ".join(sorted(self.traces)) or "none"
+        n = 20
+        flows = self.flows.head(n).to_html(index=False, na_rep="–", float_format=lambda x: f"{x:.6g}")
+        links = self.links.to_html(index=False, na_rep="–", float_format=lambda x: f"{x:.6g}")
+        more = f" (first {n} of {len(self.flows)})" if len(self.flows) > n else ""
+        return (f"<div><b>{e(str(name))}</b> — engine {e(self.engine)} {e(self.engine_version)}{e(wall)}; "
+                f"traces: {e(traces)}"
+                f"<details open><summary>metrics</summary><table><tr><th>metric</th><th>value</th>"
+                f"<th>unit</th></tr>{rows}</table></details>"
+                f"<details open><summary>flows{e(more)}</summary>{flows}</details>"
+                f"<details><summary>links</summary>{links}</details></div>")
+
     def plot(self, kind: str = "cwnd", **kwargs):
         """A paper-style figure of this run's traces (`tcplab.plots.plot`):
         kind = cwnd | queue | seq | rate; returns the matplotlib Figure."""
@@ -246,6 +272,15 @@ class Result:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
         return out
+
+
+def _fmt(v) -> str:
+    """A metric for display: floats to 6 significant digits, None/NaN as a dash."""
+    if v is None or (isinstance(v, float) and v != v):
+        return "–"
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return str(v)
 
 
 def _fill_rates(flows: dict, sc: dict, measured_s: float) -> None:
