@@ -216,3 +216,19 @@ def test_a_changed_engine_source_rebuilds_a_new_build_id_and_the_cache_misses(tm
     assert second["build_id"] != first["build_id"]
     assert set(second["keys"]).isdisjoint(first["keys"])
     assert second["computed"] == 2  # the cache missed
+
+
+def test_figures_say_which_build_drew_them(tmp_path):
+    import tcplab
+    from PIL import Image
+
+    res = tcplab.run(PAPER_C, overrides={"duration": "10s", "warmup": "2s"}, trace=["cwnd"])
+    fig = res.plot("cwnd")
+    from tcplab.plots import save
+
+    png = save(fig, tmp_path / "c.png")
+    info = Image.open(png).text
+    assert info["Software"] == f"tcplab {provenance.build()}"
+    assert json.loads(info["tcplab"])["build_id"] == provenance.build_id()
+    svg = save(fig, tmp_path / "c.svg").read_text()
+    assert provenance.build() in svg

@@ -90,7 +90,9 @@ def save(fig: Figure, out: str | Path) -> Path:
     if out.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise UserError(f"--out: {out}: expected a .png, .svg or .pdf file name")
     out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=150, bbox_inches="tight")
+    from tcplab.provenance import figure_metadata
+
+    fig.savefig(out, dpi=150, bbox_inches="tight", metadata=figure_metadata(out))
     return out
 
 

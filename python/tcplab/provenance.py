@@ -23,6 +23,7 @@ import functools
 import sys
 
 __all__ = ["build", "build_id", "build_git", "metadata", "units_of", "write_parquet", "with_metadata",
+           "figure_metadata",
            "read_parquet_metadata", "PARQUET_KEY"]
 
 #: The key under which Parquet files carry the metadata (JSON text).
@@ -181,6 +182,26 @@ def metadata(*, engine: str | None = None, engine_version: str | None = None, se
         meta["units"] = dict(units)
     meta.update(extra)
     return meta
+
+
+def figure_metadata(path, **extra) -> dict:
+    """`savefig(metadata=...)` for a figure written to `path`: which build drew it, with
+    what command, when (PNG text chunks; SVG's Creator/Description/Date; PDF's Creator)."""
+    import json
+    from pathlib import Path
+
+    m = metadata(**extra)
+    desc = (f"tcplab {m['tcplab_version']}, build {m['build']}"
+            + (f", git {m['git']}" if m["git"] else "") + f"; {m['command']}")
+    fmt = Path(path).suffix.lower().lstrip(".")
+    if fmt == "png":
+        return {"Software": f"tcplab {m['build']}", "Description": desc, "Creation Time": m["created"],
+                "tcplab": json.dumps(m, default=str)}
+    if fmt == "svg":
+        return {"Creator": f"tcplab {m['build']}", "Description": desc, "Date": m["created"]}
+    if fmt == "pdf":
+        return {"Creator": f"tcplab {m['build']}", "Subject": desc}
+    return {}
 
 
 def write_parquet(df, path, meta: dict) -> None:

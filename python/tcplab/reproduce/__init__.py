@@ -241,8 +241,12 @@ class Context:
         import matplotlib.pyplot as plt
 
         self.root.mkdir(parents=True, exist_ok=True)
+        from tcplab.provenance import figure_metadata
+
         for ext in ("png", "svg"):
-            fig.savefig(self.root / f"{stem}.{ext}", dpi=120, bbox_inches="tight")
+            path = self.root / f"{stem}.{ext}"
+            fig.savefig(path, dpi=120, bbox_inches="tight",
+                        metadata=figure_metadata(path, engine=self.engine, paper=self.paper.slug))
         plt.close(fig)
         return stem
 
