@@ -1,9 +1,14 @@
 """Generated docs cannot drift: the committed files equal the generator's output,
 and nothing in the repository points at files a user does not have."""
 
+import os
 import re
+import shutil
 import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from tcplab import citations
 from tcplab.docs import FILES
@@ -44,3 +49,15 @@ def test_no_reference_to_files_outside_the_repository():
             if bad.search(line):
                 hits.append(f"{f}:{n}: {line.strip()[:80]}")
     assert not hits, "\n".join(hits)
+
+
+def test_the_documentation_site_builds_with_warnings_as_errors(tmp_path):
+    mkdocs = shutil.which("mkdocs", path=str(Path(sys.executable).parent))
+    if mkdocs is None:
+        pytest.skip("mkdocs is not installed (pip install 'mkdocs-material>=9'; .ci/run does)")
+    out = subprocess.run([mkdocs, "build", "--strict", "-q", "-d", str(tmp_path / "site")], cwd=ROOT,
+                         capture_output=True, text=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    assert out.returncode == 0, out.stderr[-3000:]
+    index = (tmp_path / "site" / "index.html").read_text()
+    assert "fonts.googleapis" not in index  # nothing loaded from the network
+    assert (tmp_path / "site" / "scenario-reference" / "index.html").is_file()
