@@ -1,7 +1,7 @@
 """Paper D (Barakat–Altman): Tahoe with a small buffer and a large bandwidth-delay product.
 
 The path of paper D, Sec. 8: μ = 366 packets/s (1.5 Mb/s, 512-byte packets),
-τ = 0.56 s, B = packets that can wait (see /work/shared/NS2-NOTES.md).
+τ = 0.56 s, B = packets that can wait (see docs/ns2.md).
 Expected values are the paper's statements or computed by hand from its
 equations (written out in each test), never by calling the code under test.
 """

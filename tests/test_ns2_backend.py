@@ -78,7 +78,7 @@ def test_link_rates_must_be_positive_rates():
 
 def test_export_translates_buffer_and_packet_size_to_ns2_terms():
     tcl = export_tcl(scenario({"tcp": tcp_group()}, buffer=20))
-    # 20 waiting packets = ns-2 DropTail queue-limit 21 (NS2-NOTES)
+    # 20 waiting packets = ns-2 DropTail queue-limit 21 (docs/ns2.md)
     assert "tcplab_link $r1 $r2 1000000 0.005 21" in tcl
     # 1000 bytes on the wire = 960 bytes of payload + 40 of TCP/IP header
     assert "packetSize_ 960" in tcl

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -24,13 +24,17 @@ def run(
     scenario: str | Path | Mapping,
     *,
     engine: str = "packet",
-    overrides: Iterable[str] = (),
+    overrides: Mapping[str, Any] | Iterable[str] | None = (),
     trace: Iterable[str] | None = None,
     trace_interval: str | float | None = None,
 ) -> Result:
     """Run a scenario (a TOML path or a dict) on an engine and return its Result.
 
-    `overrides` are `key.path=value` strings; `trace` names the series to record
+    `overrides` is a dict `{"key.path": value}` (values as Python values:
+    `{"flows.sack.count": 5, "topology.bottleneck.delay": "50ms"}`) or a list of
+    `"key.path=value"` strings as the CLI's `--set` takes them (values read as TOML);
+    a wrong shape is a TypeError, a malformed entry a ValueError (`UserError`), both naming it.
+    `trace` names the series to record
     (cwnd, inflight, seq, queue, drops, udp), `trace_interval` samples them at a fixed
     interval instead of at every change.
     """
@@ -43,7 +47,7 @@ def run(
         extra.append((["trace", "series"], series))
     if trace_interval is not None:
         extra.append((["trace", "interval"], trace_interval))
-    sc = load_scenario(scenario, list(overrides) + extra)
+    sc = load_scenario(scenario, override_list(overrides) + extra)
     if engine == "packet":
         return _run_packet(sc)
     if engine == "ns2":
@@ -62,6 +66,45 @@ def run(
         res.metrics["linux"] = raw["linux"]
         return res
     raise UserError(f"--engine: unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
+
+
+def override_list(overrides) -> list:
+    """`overrides` (a dict, a list of "key.path=value" strings, or None) as the list
+    `apply_overrides` takes; TypeError (wrong shape) or UserError, a ValueError
+    (a malformed entry), naming what is wrong."""
+    if overrides is None:
+        return []
+    if isinstance(overrides, (str, bytes)):
+        raise TypeError(f"overrides: expected a dict {{'key.path': value}} or a list of 'key.path=value' "
+                        f"strings, got the string {overrides!r}; write [{overrides!r}]")
+    if isinstance(overrides, Mapping):
+        out = []
+        for key, value in overrides.items():
+            if not isinstance(key, str):
+                raise TypeError(f"overrides: a key must be a dotted path string such as 'flows.tcp.count', "
+                                f"got {key!r} ({type(key).__name__})")
+            if not key or any(not part for part in key.split(".")):
+                raise UserError(f"overrides[{key!r}]: the key path is empty or has an empty part")
+            out.append((key.split("."), value))
+        return out
+    if not isinstance(overrides, Iterable):
+        raise TypeError(f"overrides: expected a dict or a list of 'key.path=value' strings, "
+                        f"got {type(overrides).__name__}")
+    out = []
+    for item in overrides:
+        if isinstance(item, tuple) and len(item) == 2:
+            out.append(item)  # (path, value), as tcplab's own callers pass them
+            continue
+        if not isinstance(item, str):
+            raise TypeError(f"overrides: each item must be a 'key.path=value' string, got {item!r} "
+                            f"({type(item).__name__}); for Python values pass a dict")
+        key = item.split("=", 1)[0].strip()
+        if "=" not in item:
+            raise UserError(f"overrides: {item!r} is not 'key.path=value' (e.g. 'flows.tcp.variant=newreno')")
+        if not key or any(not part for part in key.split(".")):
+            raise UserError(f"overrides: {item!r}: the key path {key!r} is empty or has an empty part")
+        out.append(item)
+    return out
 
 
 def _run_packet(sc: dict) -> Result:

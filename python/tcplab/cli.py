@@ -4,6 +4,10 @@ Each subcommand lives in `tcplab.commands.<name>` and exposes
 `register(subparsers)`, which adds its parser and sets `func` to a callable
 taking the parsed arguments and returning an exit code. User errors raise
 `tcplab.errors.UserError`; they are printed without a traceback and exit 2.
+
+Only the command being run is imported: the others appear in `tcplab --help`
+through their one-line help in `COMMANDS` (a test checks it matches what each
+module registers), so `tcplab --help` imports neither pandas nor matplotlib.
 """
 
 from __future__ import annotations
@@ -14,25 +18,54 @@ import sys
 
 from tcplab.errors import UserError
 
-#: Subcommand modules, in the order `tcplab --help` lists them.
-COMMANDS = ["run", "compare", "predict", "fluid", "sweep", "results", "export-ns2", "plot", "reproduce"]
+#: Subcommands (module tcplab.commands.<name>) and their one-line help, in the
+#: order `tcplab --help` lists them.
+COMMANDS = {
+    "run": "run one scenario on an engine",
+    "compare": "one scenario on several engines: metrics table and overlaid cwnd",
+    "predict": "closed-form throughput models from the papers",
+    "fluid": "the hybrid AIMD model of paper C (exact, event-driven)",
+    "sweep": "run a parameter sweep (resumable; Parquet results)",
+    "results": "query a sweep's results (DuckDB SQL, CSV export)",
+    "export-ns2": "write the ns-2 Tcl script for a scenario",
+    "plot": "draw a run's traces (cwnd, queue, seq, rate)",
+    "reproduce": "reproduce the papers' claims: figures, verdicts, HTML report",
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(load: str | None = "all") -> argparse.ArgumentParser:
+    """The parser; `load` names the command whose module is imported and registered
+    ("all": every one; None: none, the others are listed by their help only)."""
     parser = argparse.ArgumentParser(
         prog="tcplab",
         description="What throughput will TCP get on this path, and why?",
     )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
-        module = importlib.import_module(f"tcplab.commands.{name.replace('-', '_')}")
-        module.register(sub)
+    for name, help_text in COMMANDS.items():
+        if load == "all" or load == name:
+            module = importlib.import_module(f"tcplab.commands.{name.replace('-', '_')}")
+            module.register(sub)
+        else:
+            sub.add_parser(name, help=help_text)
     return parser
 
 
+def _command_in(argv: list[str]) -> str | None:
+    """The subcommand argv names (its first non-option word), if it names one."""
+    for word in argv:
+        if not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    from tcplab import provenance
+
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # what every output's metadata records as its command line
+    provenance.COMMAND = ["tcplab", *argv]
+    parser = build_parser(load=_command_in(argv))
     args = parser.parse_args(argv)
     if args.version:
         from tcplab import __version__

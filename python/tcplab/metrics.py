@@ -1,7 +1,8 @@
 """The papers' measures of TCP, as pure functions on arrays and trace tables.
 
-Every function names the paper (see ../shared/PAPERS.md: A = Szabó/Molnár/Kenesi,
-B = TCP(α,β) ISCC 2002, C = parallel AIMD connections, D = Barakat/Altman) and the
+Every function names the paper (cited in full in `tcplab.citations` and the README:
+A = Szabó/Molnár/Kenesi, B = Zhang/Tsaoussidis (ISCC 2002), C = Altman/Barman/Tuffin/
+Vojnović (INFOCOM 2006), D = Barakat/Altman (INRIA RR-3574, 1998)) and the
 definition it implements. Trace tables are in the canonical shape of
 `tcplab.traces.canonical` (``tcp``: t, flow, cwnd, ssthresh, ack, …; ``drops``:
 t, link, flow), so the same code serves the packet engine and ns-2.

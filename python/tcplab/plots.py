@@ -1,7 +1,9 @@
 """Paper-style figures of a run's traces: cwnd, queue, seq, rate.
 
 `plot(result, kind)` draws one figure (a matplotlib `Figure`, no pyplot state,
-Agg backend) from any engine's traces, normalized by `tcplab.traces.canonical`:
+Agg backend) from any engine's traces, normalized by `tcplab.traces.canonical`.
+The figure shows itself in Jupyter (it has `_repr_png_`), with no `%matplotlib`
+magic and no pyplot state to clear:
 
 * ``cwnd``  congestion window of each flow over time (paper A Figs. 4–10,
   paper C Figs. 7–9, 12, paper D Figs. 3–5); with several flows a second panel
@@ -28,7 +30,7 @@ from matplotlib.figure import Figure
 
 from tcplab.errors import UserError
 
-__all__ = ["plot", "KINDS", "save", "sum_of_windows", "window", "COLORS", "ENGINE_STYLE"]
+__all__ = ["plot", "KINDS", "save", "sum_of_windows", "window", "COLORS", "ENGINE_STYLE", "InlineFigure"]
 
 KINDS = ("cwnd", "queue", "seq", "rate")
 MAX_FLOW_LEGEND = 10
@@ -46,6 +48,18 @@ ENGINE_STYLE = {
 }
 STYLE = {"font.size": 9, "axes.grid": True, "grid.alpha": 0.3, "axes.spines.top": False,
          "axes.spines.right": False, "legend.frameon": False, "legend.fontsize": 8}
+
+
+class InlineFigure(Figure):
+    """A matplotlib Figure that Jupyter displays as a PNG without `%matplotlib inline`
+    (a bare Figure made without pyplot has no display formatter)."""
+
+    def _repr_png_(self) -> bytes:
+        import io
+
+        buf = io.BytesIO()
+        self.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+        return buf.getvalue()
 
 
 def plot(res, kind: str = "cwnd", *, flows=None, start_s: float | None = None, end_s: float | None = None,
@@ -87,7 +101,9 @@ def save(fig: Figure, out: str | Path) -> Path:
     if out.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise UserError(f"--out: {out}: expected a .png, .svg or .pdf file name")
     out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=150, bbox_inches="tight")
+    from tcplab.provenance import figure_metadata
+
+    fig.savefig(out, dpi=150, bbox_inches="tight", metadata=figure_metadata(out))
     return out
 
 
@@ -97,7 +113,7 @@ def _cwnd(res, tr, sel, lo, hi, **_):
     tcp = _need(tr, "tcp", "cwnd", "--trace cwnd")
     tcp = tcp[tcp["flow"].isin(sel["id"])]
     many = len(sel) > 1
-    fig = Figure(figsize=(7, 5.2 if many else 3.4), layout="constrained")
+    fig = InlineFigure(figsize=(7, 5.2 if many else 3.4), layout="constrained")
     axes = fig.subplots(2 if many else 1, 1, sharex=True, squeeze=False)[:, 0]
     ax = axes[0]
     for fid, label, color in _flow_styles(sel):
@@ -122,7 +138,7 @@ def _queue(res, tr, sel, lo, hi, link=0, **_):
         have = sorted(tr["queue"]["link"].unique().tolist())
         raise UserError(f"plot: no queue trace for link {link} (traced links: {have})")
     q = _thin(q, lo, hi)
-    fig = Figure(figsize=(7, 3.4), layout="constrained")
+    fig = InlineFigure(figsize=(7, 3.4), layout="constrained")
     ax = fig.subplots()
     t = np.r_[q["t"].to_numpy(), hi]
     has_udp = (res.flows["kind"] == "udp").any()
@@ -150,7 +166,7 @@ def _queue(res, tr, sel, lo, hi, link=0, **_):
 
 
 def _seq(res, tr, sel, lo, hi, **_):
-    fig = Figure(figsize=(7, 3.8), layout="constrained")
+    fig = InlineFigure(figsize=(7, 3.8), layout="constrained")
     ax = fig.subplots()
     sends, tcp, drops = tr.get("sends"), tr.get("tcp"), tr.get("drops")
     if sends is None and (tcp is None or "seq" not in tcp):
@@ -198,7 +214,7 @@ def _rate(res, tr, sel, lo, hi, interval_s=1.0, **_):
     if al.empty:
         raise UserError(f"plot: the time range is shorter than one interval ({interval_s} s)")
     edges = np.r_[al.index.to_numpy(), al.index.to_numpy()[-1] + interval_s]
-    fig = Figure(figsize=(7, 3.4), layout="constrained")
+    fig = InlineFigure(figsize=(7, 3.4), layout="constrained")
     ax = fig.subplots()
 
     def steps(y, **kw):

@@ -178,6 +178,32 @@ class Result:
             wall_s=wall_s,
         )
 
+    def _repr_html_(self) -> str:
+        """Rich display in Jupyter: the headline, metrics (with units), flows and links as tables."""
+        import html
+
+        from tcplab.provenance import units_of
+        from tcplab.sweep.engines import flatten
+
+        e = html.escape
+        flat = flatten(self.metrics)
+        units = units_of(flat)
+        rows = "".join(f"<tr><td>{e(k)}</td><td>{e(_fmt(v))}</td><td>{e(units.get(k, ''))}</td></tr>"
+                       for k, v in flat.items())
+        name = self.scenario.get("name") or "scenario"
+        wall = f", {self.wall_s:.2f} s wall" if self.wall_s is not None else ""
+        traces = ", ".join(sorted(self.traces)) or "none"
+        n = 20
+        flows = self.flows.head(n).to_html(index=False, na_rep="–", float_format=lambda x: f"{x:.6g}")
+        links = self.links.to_html(index=False, na_rep="–", float_format=lambda x: f"{x:.6g}")
+        more = f" (first {n} of {len(self.flows)})" if len(self.flows) > n else ""
+        return (f"<div><b>{e(str(name))}</b> — engine {e(self.engine)} {e(self.engine_version)}{e(wall)}; "
+                f"traces: {e(traces)}"
+                f"<details open><summary>metrics</summary><table><tr><th>metric</th><th>value</th>"
+                f"<th>unit</th></tr>{rows}</table></details>"
+                f"<details open><summary>flows{e(more)}</summary>{flows}</details>"
+                f"<details><summary>links</summary>{links}</details></div>")
+
     def plot(self, kind: str = "cwnd", **kwargs):
         """A paper-style figure of this run's traces (`tcplab.plots.plot`):
         kind = cwnd | queue | seq | rate; returns the matplotlib Figure."""
@@ -185,8 +211,24 @@ class Result:
 
         return plot(self, kind, **kwargs)
 
+    def metadata(self) -> dict:
+        """What produced this result (`tcplab.provenance.metadata`): tcplab version,
+        build, engine and its version, command line, time, host, Python and Rust
+        versions, seed, and the unit of every flows/links column and metric."""
+        from tcplab.provenance import metadata, units_of
+        from tcplab.sweep.engines import flatten
+
+        units = {f"flows.{c}": u for c, u in units_of(self.flows.columns).items()}
+        units.update({f"links.{c}": u for c, u in units_of(self.links.columns).items()})
+        units.update({f"metrics.{c}": u for c, u in units_of(flatten(self.metrics)).items()})
+        for name, df in self.traces.items():
+            units.update({f"traces.{name}.{c}": u for c, u in units_of(df.columns).items()})
+        return metadata(engine=self.engine, engine_version=self.engine_version,
+                        seed=self.scenario.get("seed"), units=units)
+
     def to_dict(self) -> dict:
-        """The JSON summary (`summary.json`): everything but the traces."""
+        """The JSON summary (`summary.json`): everything but the traces, and
+        `meta` (`Result.metadata()`)."""
         d = {
             "engine": self.engine,
             "engine_version": self.engine_version,
@@ -198,6 +240,7 @@ class Result:
         }
         if self.wall_s is not None:
             d["wall_s"] = self.wall_s
+        d["meta"] = self.metadata()
         return d
 
     def save(self, out_dir: str | Path, formats=("parquet", "csv")) -> Path:
@@ -208,14 +251,18 @@ class Result:
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
         try:
-            (tmp / "summary.json").write_text(json.dumps(self.to_dict(), indent=2, default=_json_default) + "\n")
+            summary = self.to_dict()
+            (tmp / "summary.json").write_text(json.dumps(summary, indent=2, default=_json_default) + "\n")
             self.flows.to_csv(tmp / "flows.csv", index=False)
             self.links.to_csv(tmp / "links.csv", index=False)
             if self.traces:
                 (tmp / "traces").mkdir()
                 for name, df in self.traces.items():
                     if "parquet" in formats:
-                        df.to_parquet(tmp / "traces" / f"{name}.parquet", index=False)
+                        from tcplab.provenance import units_of, write_parquet
+
+                        write_parquet(df, tmp / "traces" / f"{name}.parquet",
+                                      dict(summary["meta"], units=units_of(df.columns), table=name))
                     if "csv" in formats:
                         df.to_csv(tmp / "traces" / f"{name}.csv", index=False)
             if out.exists():
@@ -225,6 +272,15 @@ class Result:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
         return out
+
+
+def _fmt(v) -> str:
+    """A metric for display: floats to 6 significant digits, None/NaN as a dash."""
+    if v is None or (isinstance(v, float) and v != v):
+        return "–"
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return str(v)
 
 
 def _fill_rates(flows: dict, sc: dict, measured_s: float) -> None:

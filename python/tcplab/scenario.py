@@ -21,8 +21,12 @@ __all__ = ["load_scenario", "apply_overrides", "parse_override", "resolve", "rea
 
 def load_toml(path: str | Path, what: str = "scenario") -> dict:
     """A TOML file as a dict; a missing file or bad syntax is a UserError
-    (`what` names the kind of file in the message)."""
-    p = Path(path)
+    (`what` names the kind of file in the message). A packaged example
+    (`scenarios/x.toml`, `sweeps/x.toml`) is found wherever tcplab runs
+    (`tcplab.resources.locate`)."""
+    from tcplab.resources import locate
+
+    p = locate(path)
     if not p.is_file():
         raise UserError(f"{path}: no such {what} file")
     try:
@@ -36,7 +40,9 @@ def read_toml(path: str | Path) -> dict:
     """Read a scenario file into a dict (`load_toml`). Rate trace files
     (`rate = {shape = "piecewise", file = "x.csv"}`) are read here, relative
     to the scenario file's directory, into `points`."""
-    return read_rate_files(load_toml(path), Path(path).parent, replace_points=False)
+    from tcplab.resources import locate
+
+    return read_rate_files(load_toml(path), locate(path).parent, replace_points=False)
 
 
 def read_rate_files(scenario: dict, base: str | Path = ".", replace_points: bool = True) -> dict:

@@ -174,7 +174,7 @@ pub enum RedPreset {
     /// Paper C, Sec. V.A: thresholds 0.6 and 0.8 of the buffer, max_p 0.1 at
     /// the maximum threshold, queue weight 0.001, `wait` on. The paper is
     /// silent on the rest, so ns-2 2.35's defaults: gentle on; packet mode
-    /// (ns-2's default byte mode would shrink the buffer, NS2-NOTES).
+    /// (ns-2's default byte mode would shrink the buffer, docs/ns2.md).
     PaperC,
 }
 

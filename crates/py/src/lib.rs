@@ -9,6 +9,10 @@ mod engine;
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ENGINE_VERSION", tcplab_engine::VERSION)?;
+    // baked by build.rs: a hash of the engine crates' sources, and the git commit
+    m.add("BUILD_ID", env!("TCPLAB_BUILD_ID"))?;
+    m.add("BUILD_GIT", env!("TCPLAB_BUILD_GIT"))?;
+    m.add("RUSTC_VERSION", env!("TCPLAB_RUSTC"))?;
     engine::register(m)?;
     aimd::register(m)?;
     Ok(())

@@ -72,7 +72,8 @@ class LinuxError(UserError):
 
 
 def emulator_binary() -> str:
-    """The tcplab-emu binary: $TCPLAB_EMU, the repository's target/release, or PATH."""
+    """The tcplab-emu binary: $TCPLAB_EMU, the repository's target/release, the one
+    shipped in the wheel (tcplab/bin), or PATH."""
     env = os.environ.get(EMU_ENV)
     if env:
         if not os.access(env, os.X_OK):
@@ -85,6 +86,11 @@ def emulator_binary() -> str:
             return str(cand)
         if (root / "Cargo.toml").is_file():
             break
+    from tcplab.resources import emulator
+
+    packaged = emulator()
+    if packaged is not None and os.access(packaged, os.X_OK):
+        return str(packaged)
     path = shutil.which("tcplab-emu")
     if path:
         return path

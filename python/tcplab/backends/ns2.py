@@ -13,7 +13,7 @@ counter could otherwise wrap. Traces are written by ns-2's own tracing
 (`$agent trace cwnd_`, `$ns trace-queue`) when `trace.interval` is 0, or by a
 sampler that runs once per interval otherwise, and are parsed with pandas.
 
-Translation (see ../shared/NS2-NOTES.md for why each matters):
+Translation (see docs/ns2.md for why each matters):
 
 * a TCP `packet_size` counts the 40-byte TCP/IP header: ns-2 `packetSize_` is
   `packet_size - 40`; a UDP `packet_size` is the whole packet;
@@ -176,7 +176,7 @@ class _Link:
     @property
     def ns2_limit(self) -> int:
         """ns-2 queue-limit for B waiting slots: B + 1 for DropTail, which drops
-        when limit - 1 packets wait (NS2-NOTES); B for RED, which drops an
+        when limit - 1 packets wait (docs/ns2.md); B for RED, which drops an
         arrival that finds limit packets waiting (red.cc: qlen >= qlim)."""
         return self.buffer_pkts if self.queue == "red" else self.buffer_pkts + 1
 

@@ -1,9 +1,14 @@
 """`tcplab results SWEEP_DIR`: query a sweep's results store with DuckDB.
 
 The view `points` holds one row per point (columns: key, the axes, replication,
-seed, engine, engine_version, status, error, wall_s, the metrics, scenario);
+seed, engine, engine_version, build, status, error, wall_s, the metrics, scenario);
 `raw` every stored row. Axis and metric names contain dots: quote them,
 e.g. --sql 'SELECT "flows.sack.count", avg(normalized_throughput) FROM points GROUP BY 1'.
+
+`build` says which code computed a row (tcplab version + engine build id +
+Python source hash). After the code changed, a re-run stores new rows beside
+the old: --builds lists the builds with their row counts, --build PREFIX keeps
+only the rows of one build (e.g. --build 0.1.0+src-34a0).
 """
 
 from __future__ import annotations
@@ -25,13 +30,16 @@ def register(sub) -> None:
     p.add_argument("--format", choices=("table", "csv", "markdown"), default="table",
                    help="how to print the result: a table (default; the terminal's width, or whole when "
                         "piped), CSV or a Markdown table (every row, never cut)")
+    p.add_argument("--build", metavar="PREFIX", help="only rows computed by the build starting with PREFIX "
+                   "(see --builds)")
+    p.add_argument("--builds", action="store_true", help="list the builds that computed the stored rows")
     p.set_defaults(func=main)
 
 
 def default_query(meta: dict, columns: list[str]) -> str:
     axes = [c for a in meta.get("axes", []) for c in a["columns"]]
     metric = meta.get("metric")
-    want = axes + ["replication", "seed", "engine", "status"]
+    want = axes + ["replication", "seed", "engine", "build", "status"]
     if metric in columns:
         want.append(metric)
     want.append("error")
@@ -54,7 +62,14 @@ def main(args) -> int:
     if not root.is_dir():
         raise UserError(f"{root}: no such sweep directory")
     store = Store(root)
-    con = store.connect()
+    if args.builds:
+        _print(_builds_frame(store.builds()), 0)
+        return 0
+    con = store.connect(build=args.build)
+    if args.build is not None and not con.execute("SELECT count(*) FROM raw").fetchone()[0]:
+        known = ", ".join(b or "(not recorded)" for b, _ in store.builds())
+        raise UserError(f"--build: no stored row was computed by a build starting with {args.build!r}; "
+                        f"stored builds: {known}")
     columns = [r[0] for r in con.execute("DESCRIBE points").fetchall()]
     query = args.sql or default_query(store.meta(), columns)
     try:
@@ -77,6 +92,12 @@ def main(args) -> int:
     else:
         _print(df, args.limit)
     return 0
+
+
+def _builds_frame(builds):
+    import pandas as pd
+
+    return pd.DataFrame([{"build": b if b is not None else "(not recorded)", "rows": n} for b, n in builds])
 
 
 def _print(df, limit: int) -> None:

@@ -1,7 +1,7 @@
 """Aggregate throughput of N parallel AIMD connections (paper C).
 
-Paper C: "Aggregate throughput of N parallel AIMD connections" (Infocom),
-`/work/shared/papers/parallel-aimd-connections.txt`. The hybrid model of its
+Paper C: E. Altman, D. Barman, B. Tuffin and M. Vojnović, "Parallel TCP Sockets:
+Simple Model, Throughput and Validation", IEEE INFOCOM 2006 (`tcplab.citations`). The hybrid model of its
 Section II: each connection's rate grows linearly (η_i), the link is congested
 when Σ x_i = c (zero buffer: propagation delay dominates queueing delay), and a
 loss policy picks who is cut to a fraction β of its rate (eqs. 2–4).

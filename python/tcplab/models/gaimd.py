@@ -1,7 +1,7 @@
 """Throughput of one TCP(α,β) flow against its loss rate (paper B, PFTK, Mathis).
 
-Paper B: "TCP(α,β): smoothness versus responsiveness" (ISCC 2002),
-`/work/shared/papers/tcp-alpha-beta-smoothness-responsiveness.txt`. TCP(α,β)
+Paper B: C. Zhang and V. Tsaoussidis, "The Interrelation of TCP Responsiveness and
+Smoothness in Heterogeneous Networks", IEEE ISCC 2002 (`tcplab.citations`). TCP(α,β)
 adds α packets per RTT without loss and multiplies its window by β on a loss
 indication. Its throughput equation (eq. 1) is GAIMD's (Yang and Lam), the
 PFTK approximation of Padhye, Firoiu, Towsley and Kurose (SIGCOMM 1998) with α

@@ -1,8 +1,8 @@
 """TCP Tahoe with a small buffer and a large bandwidth-delay product (paper D).
 
 Paper D: Barakat and Altman, "Analysis of TCP in Networks with Small Buffering
-Capacity and Large Bandwidth-Delay Product", INRIA RR-3574, 1998,
-`/work/shared/papers/triple-slow-start-barakat-altman.md`.
+Capacity and Large Bandwidth-Delay Product", INRIA RR-3574, 1998
+(`tcplab.citations`).
 
 Model (paper D, Sec. 2): one greedy TCP Tahoe source behind a single
 bottleneck of rate μ packets/s with a FIFO buffer of B packets, round-trip
@@ -12,7 +12,7 @@ packets. Slow start is split into mini-cycles of one RTT; each ACK of a
 mini-cycle releases two packets at rate 2μ, so the queue grows at rate μ.
 
 B is the number of packets that can *wait* in the buffer (ns-2 `queue-limit`
-B + 1: ns-2 counts the packet in service, see /work/shared/NS2-NOTES.md).
+B + 1: ns-2 counts the packet in service, see docs/ns2.md).
 
 Every function is vectorized over its arguments (numpy broadcasting).
 """

@@ -84,7 +84,6 @@ class Paper:
     slug: str
     letter: str
     title: str
-    source: str  # the paper's file under /work/shared/papers
     setup: list[tuple[str, str]]  # (parameter, value) rows of the report's setup table
     claims: list[Claim]
     summary: str = ""  # one paragraph for the report's end (optional)
@@ -245,7 +244,7 @@ class Context:
         cr = CachedRun(res.scenario, res.metrics, res.flows, res.links, canonical(res.traces, res.links))
         if keep is not None:
             cr.traces = dict(keep(cr))
-        cr.save(where)
+        cr.save(where, res.engine, res.engine_version)
         return cr
 
     def fluid(self, **kwargs):
@@ -261,8 +260,12 @@ class Context:
         import matplotlib.pyplot as plt
 
         self.root.mkdir(parents=True, exist_ok=True)
+        from tcplab.provenance import figure_metadata
+
         for ext in ("png", "svg"):
-            fig.savefig(self.root / f"{stem}.{ext}", dpi=120, bbox_inches="tight")
+            path = self.root / f"{stem}.{ext}"
+            fig.savefig(path, dpi=120, bbox_inches="tight",
+                        metadata=figure_metadata(path, engine=self.engine, paper=self.paper.slug))
         plt.close(fig)
         return stem
 
@@ -277,23 +280,28 @@ class CachedRun:
     links: pd.DataFrame
     traces: dict
 
-    def save(self, where: Path) -> None:
+    def save(self, where: Path, engine: str | None = None, engine_version: str | None = None) -> None:
         """Write the run into `where`, whole or not at all: into a temporary
         sibling first, renamed into place (two reproductions sharing the cache
-        may finish the same run; the first rename wins, the other is dropped)."""
+        may finish the same run; the first rename wins, the other is dropped).
+        Every table carries the build's metadata (`tcplab.provenance`)."""
         import os
         import shutil
 
+        from tcplab.provenance import metadata, write_parquet
+
+        meta = metadata(engine=engine, engine_version=engine_version, seed=self.scenario.get("seed"))
         where.parent.mkdir(parents=True, exist_ok=True)
         tmp = where.with_name(f".{where.name}.tmp-{os.getpid()}")
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()
         for name, df in self.traces.items():
-            _write_trace(df, tmp / f"{name}.parquet")
-        self.flows.to_parquet(tmp / "flows.parquet", index=False)
-        self.links.to_parquet(tmp / "links.parquet", index=False)
+            _write_trace(df, tmp / f"{name}.parquet", dict(meta, table=name))
+        write_parquet(self.flows, tmp / "flows.parquet", dict(meta, table="flows"))
+        write_parquet(self.links, tmp / "links.parquet", dict(meta, table="links"))
         (tmp / "run.json").write_text(json.dumps({"scenario": self.scenario, "metrics": self.metrics,
-                                                  "traces": sorted(self.traces)}, default=float))
+                                                  "traces": sorted(self.traces), "meta": meta},
+                                                 default=float))
         try:
             os.rename(tmp, where)
         except OSError:  # another process stored it first (or a stale incomplete entry is there)
@@ -327,7 +335,7 @@ def _reduction_id(keep: Callable) -> str:
     return h.hexdigest()[:8]
 
 
-def _write_trace(df: pd.DataFrame, path: Path) -> None:
+def _write_trace(df: pd.DataFrame, path: Path, meta: dict | None = None) -> None:
     """A trace table as Parquet, compressed for what traces are: sorted times and
     slowly changing windows (zstd over byte-stream-split floats: 2.2 MB instead of
     Snappy's 4.6 MB for a 1200 s Tahoe run's per-ack trace; lossless)."""
@@ -335,6 +343,10 @@ def _write_trace(df: pd.DataFrame, path: Path) -> None:
     import pyarrow.parquet as pq
 
     table = pa.Table.from_pandas(df, preserve_index=False)
+    if meta is not None:
+        from tcplab.provenance import with_metadata
+
+        table = with_metadata(table, meta)
     floats = [f.name for f in table.schema if pa.types.is_floating(f.type)]
     pq.write_table(table, path, compression="zstd", compression_level=6,
                    use_byte_stream_split=floats or False, use_dictionary=[f.name for f in table.schema
@@ -342,11 +354,14 @@ def _write_trace(df: pd.DataFrame, path: Path) -> None:
 
 
 def _repo_path(p: str) -> Path:
-    """Scenario paths in the paper modules are relative to the repository root."""
+    """Scenario paths in the paper modules (`scenarios/x.toml`) name packaged files
+    (never a same-named file in the directory tcplab runs in)."""
+    from tcplab.resources import data_dir
+
     path = Path(p)
-    if path.is_absolute() or path.exists():
+    if path.is_absolute():
         return path
-    return Path(__file__).resolve().parents[3] / p
+    return data_dir() / path
 
 
 # --- registry and driver ----------------------------------------------------------------------
@@ -398,9 +413,13 @@ def run_claim(claim: Claim, ctx: Context) -> Verdict:
     else:
         out = claim.check(ctx)
     root = ctx.root / "data"
+    if out.data:
+        from tcplab.provenance import metadata, write_parquet
+
+        meta = metadata(engine=ctx.engine, claim=claim.id, paper=ctx.paper.slug, mode=ctx.mode)
     for name, df in out.data.items():
         root.mkdir(parents=True, exist_ok=True)
-        df.to_parquet(root / f"{claim.id}-{name}.parquet", index=False)
+        write_parquet(df, root / f"{claim.id}-{name}.parquet", dict(meta, table=name))
     return Verdict(claim.id, claim.title, out.verdict, out.measured, claim.paper, out.note, claim.criterion,
                    claim.figure, _plain(out.values), out.figures, time.perf_counter() - t0)
 

@@ -681,7 +681,6 @@ PAPER = Paper(
     slug="adaptivity",
     letter="A",
     title="The effect of TCP's adaptivity on the throughput (Szabó, Molnár, Kenesi)",
-    source="papers/adaptivity-szabo-molnar-kenesi.md",
     setup=[
         ("scenario", f"`{SCENARIO}` (A1, A3–A8), `{TWO_SINES}` (A2)"),
         ("topology", "TCP source, UDP source → R1 → R2 → sinks; every link 1 Mb/s, 5 ms, 40-packet DropTail buffer"),

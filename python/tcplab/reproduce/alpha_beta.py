@@ -39,7 +39,7 @@ SCENARIO = "scenarios/b-dumbbell.toml"
 PROTOCOLS = ((0.31, 0.875), (0.583, 0.75), (1.0, 0.5), (1.25, 0.25))
 SMOOTH, STANDARD, RESPONSIVE = PROTOCOLS[0], PROTOCOLS[2], PROTOCOLS[3]
 PACKET = 1000  # bytes on the wire
-PAYLOAD = 960  # tcplab counts packet_size on the wire: 1000 = 960 payload + 40 header (NS2-NOTES)
+PAYLOAD = 960  # tcplab counts packet_size on the wire: 1000 = 960 payload + 40 header (docs/ns2.md)
 ACK = 40
 PROP_RTT = 0.07  # 2 × (5 + 25 + 5) ms
 BUFFER = 49  # waiting slots = ns-2 queue-limit 50 (its default)
@@ -1184,7 +1184,6 @@ PAPER = Paper(
     slug="alpha-beta",
     letter="B",
     title="TCP(α,β): smoothness versus responsiveness (ISCC 2002)",
-    source="papers/tcp-alpha-beta-smoothness-responsiveness.txt",
     setup=[
         ("scenario", f"`{SCENARIO}` (the paper's Fig. 1), flows and rates set per claim"),
         ("protocols", "TCP(0.31, 0.875) smooth, TCP(0.583, 0.75), TCP(1, 0.5) standard, TCP(1.25, 0.25) responsive "

@@ -644,7 +644,7 @@ def check_c9(ctx: Context) -> Outcome:
                      f"{sorted(set(buffers[q]) - set(rising[q]))}.")
     if len(rising["DropTail"]) < len(buffers["DropTail"]):
         note += (" With equal RTTs and no randomness after the start times the DropTail flows phase-lock "
-                 "(NS2-NOTES), so only a few window sizes occur and P(z=1|w) is a comb of peaks, not monotone.")
+                 "(docs/ns2.md), so only a few window sizes occur and P(z=1|w) is a comb of peaks, not monotone.")
     return Outcome(verdict, measured, note, {"correlation": {f"{q}-b{b}": v for (q, b), v in slopes.items()},
                                              "red_early_share": early},
                    figs, {"p_loss_given_window": pd.concat(frames)})
@@ -762,7 +762,6 @@ PAPER = Paper(
     slug="parallel-aimd",
     letter="C",
     title="Aggregate throughput of N parallel AIMD connections (Infocom)",
-    source="papers/parallel-aimd-connections.txt",
     setup=[
         ("model", "exact hybrid AIMD model (`tcplab.fluid`, crates/aimd): η = 1, β = ½, c = 1; "
                   "quick 10⁵ congestion events per point, full 10⁶; 10% warm-up; 95% batch-means intervals"),

@@ -11,6 +11,8 @@ import html
 import json
 from pathlib import Path
 
+from tcplab import citations
+
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 980px; margin: 2em auto; padding: 0 1em; color: #222; line-height: 1.45 }
 h1 { font-size: 1.5em } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ddd }
@@ -71,12 +73,8 @@ def build_line() -> str:
 
 def citation_html(letter: str) -> str:
     """Paper `letter`'s full reference, the DOI (or address) as a link."""
-    from tcplab.citations import cite
-
-    c = cite(letter)
-    link = c.link()
-    tail = f' <a href="{_e(link)}">{_e("doi:" + c.doi if c.doi else link)}</a>' if link else ""
-    return f'<span class="cite">{_e(c.reference())}{tail}</span>'
+    slug = next(s for s, c in citations.CITATIONS.items() if c.letter == letter.upper())
+    return f'<span class="cite">{citations.html(slug)}</span>'
 
 
 def thumbnail(root: Path, stem: str) -> str | None:
@@ -107,7 +105,7 @@ def write_paper(paper, rows: list[dict], ctx, wall_s: float) -> Path:
     """out/<paper>/index.html from the claims.json rows."""
     b = [f"<p><a href=\"../index.html\">← all papers</a></p>",
          f"<h1>Paper {paper.letter}: {_e(paper.title)}</h1>",
-         f"<p>{citation_html(paper.letter)}</p>",
+         f"<p class=\"cite\">{citations.html(paper.slug)}</p>",
          f"<p>Mode <b>{_e(ctx.mode)}</b>, engine <b>{_e(ctx.engine)}</b>, this run {wall_s:.0f} s, "
          f"{_e(build_line())}. Machine-readable verdicts: "
          f"<a href=\"claims.json\">claims.json</a>; data: <code>data/*.parquet</code>.</p>",
@@ -170,8 +168,9 @@ def write_index(out: Path) -> Path:
     from tcplab.reproduce import LETTERS, PAPERS, load_paper
 
     b = ["<h1>tcplab reproduce</h1>",
-         "<p>Each paper's claims, with a figure and a verdict (reproduced / partly / not-reproduced) "
-         f"against the paper's statement. Written by {_e(build_line())}.</p>",
+         "<p>Each paper's claims (listed in the project's docs/claims.md), with a figure and a verdict "
+         "(reproduced / partly / not-reproduced) against the paper's statement. "
+         f"Written by {_e(build_line())}.</p>",
          "<table><tr><th>paper</th><th>claims</th><th>reproduced</th><th>partly</th><th>not reproduced</th></tr>"]
     sections = []
     letter_of = {v: k for k, v in LETTERS.items()}

@@ -308,7 +308,6 @@ PAPER = Paper(
     slug="triple-slowstart",
     letter="D",
     title="TCP with small buffers and a large bandwidth-delay product (Barakat, Altman)",
-    source="papers/triple-slow-start-barakat-altman.md",
     setup=[
         ("scenario", f"`{SCENARIO}`"),
         ("TCP", "one Tahoe source (ns-2 `Agent/TCP` semantics), receiver acks every packet, keeps out-of-order data"),

@@ -1,4 +1,4 @@
-"""The key of a point: a hash of (resolved scenario, engine, engine version).
+"""The key of a point: a hash of (resolved scenario, engine, engine version, build).
 
 The scenario is first put in a canonical form, so that the same scenario written
 differently gets the same key:
@@ -10,7 +10,11 @@ differently gets the same key:
   (`"50ms"` = `"0.05s"` = `0.05`; `"10Mbps"` = `"10000kbps"`);
 - the top-level `name` and `description` are labels, not inputs: left out.
 
-Any other change (a parameter, the seed, the engine or its version) changes the key.
+Any other change (a parameter, the seed, the engine or its version) changes the key,
+and so does any change of the code: the build (`tcplab.provenance.build()`: the
+tcplab version, the engine build id baked at build time, the hash of the
+result-shaping Python sources) is part of it. A cache can then miss after a
+`git pull`, never return what older code computed.
 """
 
 from __future__ import annotations
@@ -70,8 +74,14 @@ def canonical_json(scenario: dict) -> str:
     return json.dumps(canonical(scenario), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def point_key(scenario: dict, engine: str, engine_version: str) -> str:
-    """16 hex digits of SHA-256 over the canonical scenario, the engine and its version."""
-    text = json.dumps({"scenario": canonical(scenario), "engine": engine, "engine_version": engine_version},
+def point_key(scenario: dict, engine: str, engine_version: str, build: str | None = None) -> str:
+    """16 hex digits of SHA-256 over the canonical scenario, the engine, its version
+    and the build (default: this installation's, `tcplab.provenance.build()`)."""
+    if build is None:
+        from tcplab.provenance import build as current
+
+        build = current()
+    text = json.dumps({"scenario": canonical(scenario), "engine": engine, "engine_version": engine_version,
+                       "build": build},
                       sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()[:16]

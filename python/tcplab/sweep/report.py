@@ -157,6 +157,8 @@ def plot(outcome: Outcome, path: str | Path | None = None) -> Path | None:
         ax.legend(fontsize=8)
     fig.tight_layout()
     out = Path(path) if path else outcome.out_dir / "plot.png"
-    fig.savefig(out)
+    from tcplab.provenance import figure_metadata
+
+    fig.savefig(out, metadata=figure_metadata(out, engine=sweep.engine))
     plt.close(fig)
     return out

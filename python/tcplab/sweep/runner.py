@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tcplab.errors import UserError
+from tcplab.provenance import build, metadata
 from tcplab.scenario import apply_overrides
 from tcplab.sweep.engines import DEFAULT_METRIC, default_seed, engine_version, prepare
 from tcplab.sweep.keys import point_key
@@ -15,7 +16,8 @@ from tcplab.sweep.spec import Point, Sweep, derive_seed
 from tcplab.sweep.store import Store
 
 #: Columns every row has; an axis with one of these paths is stored as "axis.<path>".
-RESERVED = ("key", "replication", "seed", "engine", "engine_version", "status", "error", "wall_s", "scenario")
+RESERVED = ("key", "replication", "seed", "engine", "engine_version", "build", "status", "error", "wall_s",
+            "scenario")
 #: A batch is also written when this many seconds have passed since the last one,
 #: so that a slow engine loses little to a kill.
 FLUSH_S = 10.0
@@ -34,11 +36,11 @@ class Planned:
     error: str | None = None
 
     def row(self, engine: str, version: str) -> dict:
-        """The row's identity part: axes, replication, seed, engine, scenario."""
+        """The row's identity part: axes, replication, seed, engine, its version, the build."""
         row = {"key": self.key}
         row.update({axis_column(p): v for p, v in self.point.axes.items()})
         row.update({"replication": self.point.replication, "seed": self.seed, "engine": engine,
-                    "engine_version": version})
+                    "engine_version": version, "build": build()})
         return row
 
 
@@ -91,18 +93,22 @@ def metric_of(sweep: Sweep) -> str:
 
 
 def sweep_meta(sweep: Sweep) -> dict:
-    return {
-        "name": sweep.name,
-        "description": sweep.description,
-        "engine": sweep.engine,
-        "engine_version": engine_version(sweep.engine),
-        "source": str(sweep.source) if sweep.source else None,
-        "metric": metric_of(sweep),
-        "replications": sweep.replications,
-        "axes": [{"name": a.name, "columns": [axis_column(p) for p in a.paths], "log": a.log,
+    """sweep.json: what was swept, and (`tcplab.provenance.metadata`) by which build, when, where.
+    The seed is the base seed of the sweep (each point's is in its row)."""
+    base_seed = sweep.base.get("seed")
+    return metadata(
+        engine=sweep.engine,
+        engine_version=engine_version(sweep.engine),
+        seed=base_seed if isinstance(base_seed, int) else None,
+        name=sweep.name,
+        description=sweep.description,
+        source=str(sweep.source) if sweep.source else None,
+        metric=metric_of(sweep),
+        replications=sweep.replications,
+        axes=[{"name": a.name, "columns": [axis_column(p) for p in a.paths], "log": a.log,
                   "values": [list(v) for v in a.values]} for a in sweep.axes],
-        "sweep": sweep.raw,
-    }
+        sweep=sweep.raw,
+    )
 
 
 def run_sweep(
@@ -142,9 +148,11 @@ def run_sweep(
     pending: list[dict] = []
     last_flush = time.monotonic()
 
+    meta = sweep_meta(sweep)
+
     def flush():
         nonlocal last_flush
-        store.write_batch(pending)
+        store.write_batch(pending, meta)
         pending.clear()
         last_flush = time.monotonic()
 
@@ -172,7 +180,7 @@ def run_sweep(
     else:
         raise UserError(f"--executor: expected local or ray, got {executor!r}")
 
-    store.write_meta(sweep_meta(sweep))
+    store.write_meta(meta)
     store.clean_stale()
     bar = _progress(console) if progress else None
     try:

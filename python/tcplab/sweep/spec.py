@@ -293,6 +293,7 @@ def parse_sweep(data: dict, source: Path | None = None, engine: str | None = Non
 
 def load_sweep(path: str | Path, engine: str | None = None) -> Sweep:
     """Read a sweep TOML file."""
+    from tcplab.resources import locate
     from tcplab.scenario import load_toml
 
-    return parse_sweep(load_toml(path, "sweep"), Path(path), engine)
+    return parse_sweep(load_toml(path, "sweep"), locate(path), engine)

@@ -7,10 +7,16 @@ Layout of a sweep directory::
                                    and renamed (os.replace), so a file is there whole or not at all
     DIR/plot.png                   the default plot
 
-A row: `key` (hash of resolved scenario, engine, engine version), the axis
+A row: `key` (hash of resolved scenario, engine, engine version, build), the axis
 values (one column per axis path, as written in the sweep file), `replication`,
-`seed`, `engine`, `engine_version`, `status` (ok | failed), `error`, `wall_s`,
-the flattened metrics, and `scenario` (the resolved scenario as JSON).
+`seed`, `engine`, `engine_version`, `build` (the code that computed it:
+`tcplab.provenance.build()`), `status` (ok | failed), `error`, `wall_s`,
+the flattened metrics, and `scenario` (the resolved scenario as JSON). Each
+Parquet file carries the sweep's metadata (`tcplab.provenance.metadata`, with
+units per column) in its schema metadata under "tcplab".
+
+After the code changes, a re-run computes every point again (new keys) beside
+the old rows; `connect(build=...)` and `tcplab results --build` pick one build.
 
 A kill -9 loses at most the batch in progress; a re-run reads the keys already
 stored and computes only the others. Should a key appear twice (a retried
@@ -45,14 +51,19 @@ class Store:
         self.root.mkdir(parents=True, exist_ok=True)
         _atomic_write(self.root / "sweep.json", (json.dumps(meta, indent=2, default=str) + "\n").encode())
 
-    def write_batch(self, rows: list[dict]) -> Path | None:
-        """Write rows as one Parquet file, atomically (temporary file, fsync, os.replace)."""
+    def write_batch(self, rows: list[dict], meta: dict | None = None) -> Path | None:
+        """Write rows as one Parquet file, atomically (temporary file, fsync, os.replace);
+        `meta` goes into its schema metadata (`tcplab.provenance.with_metadata`)."""
         if not rows:
             return None
         self.parts.mkdir(parents=True, exist_ok=True)
         self._seq += 1
         name = f"part-{time.time_ns():020d}-{os.getpid()}-{self._seq:05d}.parquet"
         table = _to_table(rows)
+        if meta is not None:
+            from tcplab.provenance import with_metadata
+
+            table = with_metadata(table, meta)
         tmp = self.parts / f".{name}.tmp"
         pq.write_table(table, tmp)
         with open(tmp, "rb") as fh:
@@ -100,9 +111,9 @@ class Store:
         p = self.root / "sweep.json"
         return json.loads(p.read_text()) if p.is_file() else {}
 
-    def connect(self):
+    def connect(self, build: str | None = None):
         """A DuckDB connection with the view `points` (one row per key) and `raw`
-        (every stored row)."""
+        (every stored row); with `build`, only rows whose build starts with it."""
         try:
             import duckdb
         except ImportError:  # pragma: no cover - a dependency
@@ -112,10 +123,26 @@ class Store:
         if not files:
             raise UserError(f"{self.root}: no results stored yet (no {self.parts}/{PART_GLOB})")
         listing = ", ".join("'" + str(f).replace("'", "''") + "'" for f in files)
-        con.execute(f"CREATE VIEW raw AS SELECT * FROM read_parquet([{listing}], union_by_name = true, filename = true)")
+        where = ""
+        if build is not None:
+            names = {r[0] for r in con.execute(
+                f"DESCRIBE SELECT * FROM read_parquet([{listing}], union_by_name = true)").fetchall()}
+            prefix = build.replace("'", "''")
+            where = f" WHERE starts_with(build, '{prefix}')" if "build" in names else " WHERE false"
+        con.execute(f"CREATE VIEW raw AS SELECT * FROM read_parquet([{listing}], union_by_name = true, "
+                    f"filename = true){where}")
         con.execute("CREATE VIEW points AS SELECT * EXCLUDE (filename) FROM raw "
                     "QUALIFY row_number() OVER (PARTITION BY key ORDER BY (status = 'ok') DESC, filename DESC) = 1")
         return con
+
+    def builds(self) -> list[tuple[str | None, int]]:
+        """(build, rows) for each build in the store, most rows first (None: rows
+        written before builds were recorded)."""
+        con = self.connect()
+        if "build" not in {r[0] for r in con.execute("DESCRIBE raw").fetchall()}:
+            return [(None, con.execute("SELECT count(*) FROM points").fetchone()[0])]
+        return [(b, n) for b, n in con.execute(
+            "SELECT build, count(*) AS n FROM points GROUP BY build ORDER BY n DESC, build").fetchall()]
 
     def frame(self):
         """Every point (one row per key) as a pandas DataFrame; empty if nothing stored."""
