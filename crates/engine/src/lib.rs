@@ -11,6 +11,7 @@ pub mod sched;
 pub mod sim;
 pub mod tcp;
 pub mod time;
+pub mod topology;
 pub mod traffic;
 
 /// Engine version; part of every result and of the sweep cache key.

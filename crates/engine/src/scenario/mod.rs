@@ -7,12 +7,14 @@
 //! depend on them; each says where it comes from.
 
 mod defaults;
+mod plan;
 mod schema;
 #[cfg(test)]
 mod tests;
 mod validate;
 
 pub use defaults::*;
+pub use plan::*;
 pub use schema::*;
 
 use crate::time::{Duration, SimTime};
@@ -44,46 +46,6 @@ pub(crate) fn err(path: impl Into<String>, message: impl Into<String>) -> Scenar
     }
 }
 
-impl RedSpec {
-    /// Apply the preset and ns-2 2.35's defaults for a link of `rate_bps`,
-    /// `delay_ns` and `buffer` packets.
-    pub fn params(&self, rate_bps: f64, delay_ns: SimTime, buffer: u32) -> RedParams {
-        let (mut min, mut max, mut max_p, mut weight, mut wait, mut gentle, mut mode) =
-            (None, None, None, None, None, None, None);
-        if let Some(RedPreset::PaperC) = self.preset {
-            min = Some(0.6 * buffer as f64);
-            max = Some(0.8 * buffer as f64);
-            max_p = Some(0.1);
-            weight = Some(0.001);
-            wait = Some(true);
-            gentle = Some(true);
-            mode = Some(RedMode::Packet);
-        }
-        let mean = self.mean_packet_size.unwrap_or(500);
-        // ns-2 red.cc reset(): ptc, the link's rate in mean-size packets per second
-        let ptc = rate_bps / (8.0 * mean as f64);
-        let min_thresh = self
-            .min_thresh
-            .or(min)
-            .unwrap_or_else(|| (0.005 * ptc / 2.0).max(5.0));
-        let max_thresh = self.max_thresh.or(max).unwrap_or(3.0 * min_thresh);
-        let weight = self.weight.or(weight).unwrap_or_else(|| {
-            let rtt = (3.0 * (crate::time::secs(delay_ns) + 1.0 / ptc)).max(0.1);
-            1.0 - (-1.0 / (10.0 * rtt * ptc)).exp()
-        });
-        RedParams {
-            min_thresh,
-            max_thresh,
-            max_p: self.max_p.or(max_p).unwrap_or(0.1),
-            weight,
-            wait: self.wait.or(wait).unwrap_or(true),
-            gentle: self.gentle.or(gentle).unwrap_or(true),
-            mode: self.mode.or(mode).unwrap_or(RedMode::Packet),
-            mean_packet_size: mean,
-        }
-    }
-}
-
 impl ErrorSpec {
     /// Long-run fraction of arrivals lost: `per`, or for Gilbert–Elliott
     /// π_good·per_good + π_bad·per_bad with π_bad = p_gb / (p_gb + p_bg).
@@ -93,7 +55,7 @@ impl ErrorSpec {
             ErrorModelKind::GilbertElliott => {
                 let (gb, bg) = (self.p_gb.unwrap_or(0.0), self.p_bg.unwrap_or(0.0));
                 let bad = if gb + bg > 0.0 { gb / (gb + bg) } else { 0.0 };
-                (1.0 - bad) * self.per_good.unwrap_or(0.0) + bad * self.per_bad.unwrap_or(1.0)
+                (1.0 - bad) * self.per_good.unwrap_or(GE_PER_GOOD) + bad * self.per_bad.unwrap_or(GE_PER_BAD)
             }
             // not a rate: the losses depend on how many packets arrive
             ErrorModelKind::List => 0.0,
@@ -102,8 +64,8 @@ impl ErrorSpec {
 
     pub(crate) fn resolved(mut self) -> ErrorSpec {
         if self.model == ErrorModelKind::GilbertElliott {
-            self.per_good.get_or_insert(0.0);
-            self.per_bad.get_or_insert(1.0);
+            self.per_good.get_or_insert(GE_PER_GOOD);
+            self.per_bad.get_or_insert(GE_PER_BAD);
         }
         self
     }
@@ -142,108 +104,29 @@ impl LinkSpec {
     }
 }
 
-impl RateShape {
-    /// Long-run mean rate in bit/s (of the clipped shape; on/off: its
-    /// expectation, rate·E[on]/(E[on] + E[off])).
-    pub fn mean_bps(&self) -> f64 {
-        match self {
-            RateShape::Constant(r) => r.0,
-            RateShape::Shaped(_) => crate::traffic::shape::Shape::from_spec(self, 0, 0).mean_bps(),
-        }
-    }
-
-    /// Check a shape table's keys and values; `path` is the key path of `rate`.
-
-    /// Mean rate over simulation time [a, b] (bit/s): exact for piecewise
-    /// tables (which need not repeat), the long-run mean otherwise.
-    pub fn mean_bps_over(&self, a: SimTime, b: SimTime) -> f64 {
-        match self {
-            RateShape::Shaped(t) if t.shape == ShapeKind::Piecewise && b > a => {
-                crate::traffic::shape::Piecewise::from_spec(t).mean_between(a, b)
-            }
-            _ => self.mean_bps(),
-        }
-    }
-}
-
-/// The steps of a join or leave schedule before `end`: (time, active flows after it).
-fn schedule_steps(
-    mut n: u32,
-    at: SimTime,
-    every: SimTime,
-    end: SimTime,
-    step: impl Fn(u32) -> u32,
-) -> Vec<(SimTime, u32)> {
-    let mut out = Vec::new();
-    let mut t = at;
-    while t < end {
-        let next = step(n);
-        if next == n {
-            break;
-        }
-        n = next;
-        out.push((t, n));
-        t += every;
-    }
-    out
-}
-
-impl FlowGroup {
-    /// Flow `j` of this group (0-based within the group): (when it may
-    /// start before jitter, when it stops), for a run ending at `end`.
-    pub fn flow_window(&self, j: u32, end: SimTime) -> (SimTime, SimTime) {
-        let mut start = self.start.0;
-        let mut stop = self.stop.map_or(end, |s| s.0).min(end);
-        if let Some(js) = &self.joins {
-            if j >= js.initial {
-                let count = self.count;
-                let f = js.factor;
-                let steps = schedule_steps(js.initial, js.at.0, js.every.0, end, |n| {
-                    ((n as f64 * f).ceil() as u32).clamp(n, count)
-                });
-                start = steps
-                    .iter()
-                    .find(|&&(_, n)| n > j)
-                    .map_or(SimTime::MAX, |&(t, _)| t);
-            }
-        }
-        if let Some(ls) = &self.leaves {
-            let f = ls.factor;
-            let min = ls.min;
-            let steps = schedule_steps(self.count, ls.at.0, ls.every.0, end, |n| {
-                ((n as f64 * f).floor() as u32).max(min).min(n)
-            });
-            if let Some(&(t, _)) = steps.iter().find(|&&(_, n)| n <= j) {
-                stop = stop.min(t);
-            }
-        }
-        (start, stop)
-    }
-}
-
 impl FlowGroup {
     /// The resolved TCP parameters (call after [`Scenario::resolve`]).
     pub fn tcp_params(&self) -> TcpParams {
         TcpParams {
-            variant: self.variant.unwrap_or(Variant::Reno),
-            alpha: self.alpha.unwrap_or(1.0),
-            beta: self.beta.unwrap_or(0.5),
+            variant: self.variant.unwrap_or(VARIANT),
+            alpha: self.alpha.unwrap_or(ALPHA),
+            beta: self.beta.unwrap_or(BETA),
             window: self.window.unwrap_or(DEFAULT_WINDOW),
-            max_cwnd: self.max_cwnd.unwrap_or(0),
-            initial_cwnd: self.initial_cwnd.unwrap_or(2),
-            initial_ssthresh: self.initial_ssthresh.unwrap_or(0),
-            initial_rto_ns: self.initial_rto.map(|d| d.0).unwrap_or(3_000_000_000),
-            min_rto_ns: self.min_rto.map(|d| d.0).unwrap_or(200_000_000),
-            max_rto_ns: self.max_rto.map(|d| d.0).unwrap_or(60_000_000_000),
-            tick_ns: self.tick.map(|d| d.0).unwrap_or(10_000_000),
-            dupack_threshold: self.dupack_threshold.unwrap_or(3),
-            limited_transmit: self.limited_transmit.unwrap_or(true),
-            bug_fix: self.bug_fix.unwrap_or(true),
-            syn: self.syn.unwrap_or(true),
-            header_size: self.header_size.unwrap_or(40),
+            max_cwnd: self.max_cwnd.unwrap_or(MAX_CWND),
+            initial_cwnd: self.initial_cwnd.unwrap_or(INITIAL_CWND),
+            initial_ssthresh: self.initial_ssthresh.unwrap_or(INITIAL_SSTHRESH),
+            initial_rto_ns: self.initial_rto.map(|d| d.0).unwrap_or(INITIAL_RTO_NS),
+            min_rto_ns: self.min_rto.map(|d| d.0).unwrap_or(MIN_RTO_NS),
+            max_rto_ns: self.max_rto.map(|d| d.0).unwrap_or(MAX_RTO_NS),
+            tick_ns: self.tick.map(|d| d.0).unwrap_or(TICK_NS),
+            dupack_threshold: self.dupack_threshold.unwrap_or(DUPACK_THRESHOLD),
+            limited_transmit: self.limited_transmit.unwrap_or(LIMITED_TRANSMIT),
+            bug_fix: self.bug_fix.unwrap_or(BUG_FIX),
+            syn: self.syn.unwrap_or(SYN),
+            header_size: self.header_size.unwrap_or(HEADER_SIZE),
             packet_size: self.packet_size,
-            delayed_ack: self.delayed_ack.unwrap_or(false),
-            delack_interval_ns: self.delack_interval.map(|d| d.0).unwrap_or(100_000_000),
+            delayed_ack: self.delayed_ack.unwrap_or(DELAYED_ACK),
+            delack_interval_ns: self.delack_interval.map(|d| d.0).unwrap_or(DELACK_INTERVAL_NS),
         }
     }
 }
@@ -333,29 +216,6 @@ impl Scenario {
 }
 
 impl Scenario {
-    /// The reference rate (bit/s) that throughput is normalized by.
-    pub fn reference_bps(&self) -> f64 {
-        let c = self.topology.bottleneck.rate.0;
-        match self.measure.reference.as_str() {
-            "capacity" => c,
-            "free" => {
-                let udp: f64 = self
-                    .flows
-                    .values()
-                    .filter(|g| g.kind == FlowKind::Udp)
-                    .map(|g| {
-                        g.rate
-                            .as_ref()
-                            .map_or(0.0, |r| r.mean_bps_over(self.warmup.0, self.duration.0))
-                            * g.count as f64
-                    })
-                    .sum();
-                (c - udp).max(0.0)
-            }
-            other => crate::time::parse_rate(other).unwrap_or(c),
-        }
-    }
-
     /// Resolved scenario as JSON (defaults filled in, units normalized).
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("a scenario always serializes")
@@ -366,7 +226,7 @@ impl Scenario {
 fn resolve_queue(l: &mut LinkSpec) {
     if l.queue == QueueKind::Red {
         let spec = l.red.take().unwrap_or_default();
-        let p = spec.params(l.rate.0, l.delay.0, l.buffer);
+        let p = red_params(&spec, l.rate.0, l.delay.0, l.buffer);
         l.red = Some(RedSpec {
             preset: spec.preset,
             min_thresh: Some(p.min_thresh),

@@ -183,8 +183,9 @@ pub struct RedSpec {
     pub mean_packet_size: Option<u32>,
 }
 
-/// RED's parameters with every default applied (what the engine runs).
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// RED's parameters with every default applied (what the engine runs);
+/// thresholds in packets (byte mode: in units of mean_packet_size bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct RedParams {
     pub min_thresh: f64,
     pub max_thresh: f64,
@@ -749,26 +750,40 @@ pub struct TraceSpec {
     pub interval: Duration,
 }
 
-/// TCP options with every default filled in (see [`FlowGroup`] for origins).
-#[derive(Debug, Clone, Copy)]
+/// TCP options with every default filled in (see [`FlowGroup`] for what
+/// each means, `defaults.rs` for each default's origin).
+#[derive(Debug, Clone, Copy, Serialize)]
 pub struct TcpParams {
     pub variant: Variant,
+    /// Additive increase, packets per RTT.
     pub alpha: f64,
+    /// Multiplicative decrease factor.
     pub beta: f64,
+    /// Receiver's advertised window, packets.
     pub window: u32,
+    /// Upper bound on cwnd, packets; 0 = none.
     pub max_cwnd: u32,
+    /// Initial window, packets.
     pub initial_cwnd: u32,
+    /// Initial ssthresh, packets; 0 = the advertised window.
     pub initial_ssthresh: u32,
+    /// RTO before the first RTT sample, ns.
     pub initial_rto_ns: SimTime,
     pub min_rto_ns: SimTime,
     pub max_rto_ns: SimTime,
+    /// RTT clock granularity, ns.
     pub tick_ns: SimTime,
+    /// Duplicate acks that trigger fast retransmit.
     pub dupack_threshold: u32,
     pub limited_transmit: bool,
     pub bug_fix: bool,
+    /// The first packet is a SYN of header_size bytes.
     pub syn: bool,
+    /// TCP/IP header bytes of every data packet (an ack is 40 bytes, as ns-2's).
     pub header_size: u32,
+    /// Bytes of a full data packet on the wire, headers included.
     pub packet_size: u32,
     pub delayed_ack: bool,
+    /// Delayed-ack timer, ns.
     pub delack_interval_ns: SimTime,
 }

@@ -638,11 +638,7 @@ pub(crate) fn check_queue(path: &str, l: &LinkSpec) -> Result<(), ScenarioError>
     match l.queue {
         QueueKind::DropTail => {}
         QueueKind::Red => {
-            let p = l
-                .red
-                .clone()
-                .unwrap_or_default()
-                .params(l.rate.0, l.delay.0, b);
+            let p = red_params(&l.red.clone().unwrap_or_default(), l.rate.0, l.delay.0, b);
             let at = |k: &str| format!("{path}.red.{k}");
             if !(p.min_thresh > 0.0 && p.min_thresh.is_finite()) {
                 return Err(err(
