@@ -142,15 +142,24 @@ pub struct Sim {
     candidates: Vec<Vec<(u32, f64)>>,
 }
 
-/// One hop of a route: the link, and whether the packet goes on from it
-/// without an event — to a next link with no other input, or (last hop,
-/// forward) to a receiver that may take a packet as soon as the packet's
-/// arrival time is known — when that link holds nothing else (see
+/// One hop of a route: the link, and how a packet leaving it goes on (see
 /// `forward`).
 #[derive(Clone, Copy)]
 struct Hop {
     link: u32,
-    chained: bool,
+    next: Next,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Next {
+    /// By a delivery event of the link.
+    Event,
+    /// At once to the next link of the route, which has no other input.
+    Link,
+    /// Last hop, forward: at once to a receiver that may take a packet as
+    /// soon as the packet's arrival time is known, when the link holds
+    /// nothing else.
+    Receiver,
 }
 
 /// A planned link direction, built: its queue discipline draws from the
@@ -285,9 +294,12 @@ impl Sim {
                 (None, None) => unreachable!("a flow is TCP or UDP"),
             };
             agents.push(agent);
-            apps.push(f.app.as_ref().zip(f.tcp.as_ref()).map(|(a, t)| {
-                CbrApp::new(&a.spec(), t.payload_bytes)
-            }));
+            apps.push(
+                f.app
+                    .as_ref()
+                    .zip(f.tcp.as_ref())
+                    .map(|(a, t)| CbrApp::new(&a.spec(), t.payload_bytes)),
+            );
             flows.push(FlowInfo {
                 group: f.group.clone(),
                 kind: f.kind,
@@ -327,13 +339,19 @@ impl Sim {
             };
             let mut at = [(0, 0); 2];
             for (d, route) in [&f.route.forward, &f.route.reverse].into_iter().enumerate() {
+                // a packet keeps its place on the route in `Packet::hop`, a u8
+                assert!(
+                    route.len() <= u8::MAX as usize,
+                    "a route has at most 255 links"
+                );
                 at[d] = (hops.len() as u32, route.len() as u32);
                 for (h, &link) in route.iter().enumerate() {
-                    let chained = match route.get(h + 1) {
-                        Some(&next) => single_input[next as usize],
-                        None => d == FORWARD as usize && sink_chained,
+                    let next = match route.get(h + 1) {
+                        Some(&n) if single_input[n as usize] => Next::Link,
+                        None if d == FORWARD as usize && sink_chained => Next::Receiver,
+                        _ => Next::Event,
                     };
-                    hops.push(Hop { link, chained });
+                    hops.push(Hop { link, next });
                 }
             }
             route_at.push(at);
@@ -425,7 +443,7 @@ impl Sim {
         for r in 0..self.route_at.len() {
             let (at, len) = self.route_at[r][FORWARD as usize];
             let last = self.hops[(at + len - 1) as usize];
-            if !last.chained {
+            if last.next != Next::Receiver {
                 continue;
             }
             let l = last.link as usize;
@@ -444,15 +462,19 @@ impl Sim {
     fn forward(&mut self, mut p: Packet, mut now: SimTime) {
         let (base, len) = self.route_at[p.flow as usize][p.dir as usize];
         let class = (p.kind == Kind::Udp) as u8;
-        while (p.hop as u32) < len {
-            let hop = p.hop as u32;
-            let Hop { link: l, chained } = self.hops[(base + hop) as usize];
-            p.hop += 1;
+        let end = base + len;
+        let mut i = base + p.hop as u32;
+        while i < end {
+            let Hop { link: l, next } = self.hops[i as usize];
+            i += 1;
             // Chained: the next link has no other input, or this is the last
             // hop and the receiver takes the packet at once (it would be the
             // link's only pending delivery, so nothing it holds can overtake).
-            let last = hop + 1 == len;
-            let chained = chained && (!last || self.links[l as usize].next_delivery().is_none());
+            let chained = match next {
+                Next::Link => true,
+                Next::Event => false,
+                Next::Receiver => self.links[l as usize].next_delivery().is_none(),
+            };
             if chained {
                 match self.links[l as usize].pass(&p, now) {
                     Err(cause) => {
@@ -466,10 +488,13 @@ impl Sim {
                         if self.selectors && self.links[l as usize].queue.wants_victim() {
                             self.select_victim(l, now);
                         }
-                        if last && (at > self.end || (!self.warm_done && at >= self.warmup)) {
+                        if next == Next::Receiver
+                            && (at > self.end || (!self.warm_done && at >= self.warmup))
+                        {
                             // It reaches the receiver after the run, or after a
                             // warm-up snapshot still to be taken: an event
                             // delivers it then (or never), as for any packet.
+                            p.hop = (i - base) as u8;
                             if let Some(t) = self.links[l as usize].hold(p, at) {
                                 self.sched.schedule(t, Event::LinkDeliver(l));
                             }
@@ -480,6 +505,8 @@ impl Sim {
                     }
                 }
             }
+            // where the packet goes on when the link delivers it
+            p.hop = (i - base) as u8;
             match self.links[l as usize].arrive(p, now) {
                 Admit::Dropped(cause) => self.dropped(&p, l, now, cause),
                 Admit::Admitted { schedule, wait } => {
@@ -849,7 +876,10 @@ fn single_input_links(n: usize, flows: &[FlowPlan]) -> Vec<bool> {
     const AGENT: u32 = u32::MAX;
     let mut upstream: Vec<Option<u32>> = vec![None; n];
     let mut shared = vec![false; n];
-    for r in flows.iter().flat_map(|f| [&f.route.forward, &f.route.reverse]) {
+    for r in flows
+        .iter()
+        .flat_map(|f| [&f.route.forward, &f.route.reverse])
+    {
         for (hop, &l) in r.iter().enumerate() {
             let up = if hop == 0 { AGENT } else { r[hop - 1] };
             match upstream[l as usize] {
@@ -951,7 +981,7 @@ mod tests {
         let mut sim = Sim::new(&Plan::from_scenario(&sc).unwrap());
         if !chain {
             for &[(at, len), _] in &sim.route_at {
-                sim.hops[(at + len - 1) as usize].chained = false;
+                sim.hops[(at + len - 1) as usize].next = Next::Event;
             }
         }
         sim.run()
