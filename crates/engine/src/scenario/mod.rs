@@ -1,10 +1,16 @@
 //! The one definition of a scenario. Scenario files are TOML; Python loads
-//! them into a dict, applies `--set` overrides and hands the engine JSON. The
-//! schema below rejects unknown keys (`deny_unknown_fields`), and every error
-//! names the key path and the expected form.
+//! them into a dict, applies `--set` overrides and hands the engine JSON.
 //!
-//! Defaults follow ns-2 2.35 (`tcl/lib/ns-default.tcl`) wherever the papers
-//! depend on them; each says where it comes from.
+//! - `schema.rs`: the serde structs; unknown keys are rejected
+//!   (`deny_unknown_fields`).
+//! - `defaults.rs`: every default, named once, each with its origin (ns-2
+//!   2.35's `tcl/lib/ns-default.tcl` wherever the papers depend on it).
+//! - `validate.rs`: every check; each error names the key path and the
+//!   expected form.
+//! - this file: [`Scenario::from_json`] and [`Scenario::resolve`] (defaults
+//!   filled in, as results record the scenario).
+//! - `plan.rs`: [`Plan::from_scenario`], the scenario resolved into what a
+//!   run will do — what every engine reads.
 
 mod defaults;
 mod plan;
