@@ -141,7 +141,8 @@ pub struct FlowPlan {
     pub udp: Option<UdpPlan>,
 }
 
-/// A flow's route as link ids (htsim's route: the hops a packet walks).
+/// A flow's route as link ids (htsim's route: the hops a packet walks), at
+/// most 255 links per direction (a packet keeps its place in a byte).
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct Route {
     /// Data: source → receiver.
