@@ -1,7 +1,8 @@
 //! tcplab-engine: a packet-level discrete-event simulator of TCP flows and UDP
 //! background traffic over a dumbbell. Pure Rust; knows nothing of Python.
 //!
-//! Entry point: [`sim::run_json`] (or [`scenario::Scenario`] + [`sim::Sim`]).
+//! Entry point: [`sim::run_json`] (or [`scenario::Scenario`] → [`scenario::Plan`]
+//! → [`sim::Sim`]). The layers and the data flow: docs/ARCHITECTURE.md.
 
 pub mod net;
 pub mod record;
@@ -11,6 +12,7 @@ pub mod sched;
 pub mod sim;
 pub mod tcp;
 pub mod time;
+pub mod topology;
 pub mod traffic;
 
 /// Engine version; part of every result and of the sweep cache key.

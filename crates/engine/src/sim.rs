@@ -1,14 +1,16 @@
-//! The simulator: builds the dumbbell from a resolved scenario, runs the
-//! event loop, and reports per-flow and per-link counters over the
-//! measurement window (warmup, duration].
+//! The simulator: builds the network from a [`Plan`] (links, and each flow's
+//! routes as lists of link ids), runs the event loop, and reports per-flow
+//! and per-link counters over the measurement window (warmup, end].
 
 use crate::net::link::{Admit, DropCause, Impairment, Link, LinkSnapshot};
-use crate::net::outage::OutageSchedule;
 use crate::net::packet::{Kind, Packet, FORWARD};
 use crate::net::queue::Queue;
 use crate::record::{Recorder, Table};
 use crate::rng::{stream, Rng};
-use crate::scenario::{ErrorModelKind, FlowKind, LinkSpec, Scenario, Selection, Variant};
+use crate::scenario::{
+    outage_schedule, Direction, ErrorModelKind, FlowKind, FlowPlan, LinkPlan, LinkSpec, Plan,
+    QueuePlan, RateShape, Scenario, Selection, Variant,
+};
 use crate::sched::{Event, Scheduler};
 use crate::tcp::sender::TcpSender;
 use crate::tcp::sink::TcpSink;
@@ -16,6 +18,8 @@ use crate::time::{secs, SimTime};
 use crate::traffic::app::CbrApp;
 use crate::traffic::shape::Shape;
 use crate::traffic::udp::UdpSource;
+
+pub use crate::scenario::flow_times;
 use serde::Serialize;
 
 enum Agent {
@@ -110,14 +114,16 @@ pub struct RunOutput {
 }
 
 pub struct Sim {
-    sc: Scenario,
     end: SimTime,
     warmup: SimTime,
+    reference_bps: f64,
     sched: Scheduler,
     links: Vec<Link>,
     link_info: Vec<LinkInfo>,
-    /// Per flow: [forward route, reverse route] as link ids.
-    routes: Vec<[[u32; 3]; 2]>,
+    /// Every route's hops, route after route; a flow's route of direction
+    /// `d` is `hops[route_at[flow][d].0 ..][.. route_at[flow][d].1]`.
+    hops: Vec<Hop>,
+    route_at: Vec<[(u32, u32); 2]>,
     flows: Vec<FlowInfo>,
     agents: Vec<Agent>,
     /// Per flow: the application of a TCP flow that is not a bulk transfer.
@@ -125,12 +131,6 @@ pub struct Sim {
     out: Vec<Packet>,
     rec: Recorder,
     flow_drops: Vec<u64>,
-    /// Per flow and direction, per hop of its route: the packet goes on
-    /// without an event — to a next link with no other input, or (last
-    /// hop, forward) to a receiver that may take a packet as soon as the
-    /// packet's arrival time is known — when that link holds nothing else
-    /// (see `forward`).
-    chains: Vec<[[bool; 3]; 2]>,
     /// The warm-up snapshot has been taken (or there is none).
     warm_done: bool,
     warm_flows: Option<Vec<FlowCount>>,
@@ -142,15 +142,48 @@ pub struct Sim {
     candidates: Vec<Vec<(u32, f64)>>,
 }
 
-/// One direction of a duplex link; errors apply to the forward direction
-/// only, drawn from the link's own stream (its index). Outages apply to both
-/// directions, with the schedule drawn from the forward direction's stream
-/// (`duplex` is that index), so the duplex link goes down as one.
-pub fn make_link(l: &LinkSpec, forward: bool, seed: u64, index: usize, duplex: usize) -> Link {
-    let queue = Queue::from_spec(l, Rng::stream(seed, stream::QUEUE, index as u64));
-    let mut link = Link::new(l.rate.0, l.delay.0, queue);
-    if let (true, Some(e)) = (forward, &l.errors) {
-        let rng = Rng::stream(seed, stream::LINK_ERRORS, index as u64);
+/// One hop of a route: the link, and how a packet leaving it goes on (see
+/// `forward`).
+#[derive(Clone, Copy)]
+struct Hop {
+    link: u32,
+    next: Next,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Next {
+    /// By a delivery event of the link.
+    Event,
+    /// At once to the next link of the route, which has no other input.
+    Link,
+    /// Last hop, forward: at once to a receiver that may take a packet as
+    /// soon as the packet's arrival time is known, when the link holds
+    /// nothing else.
+    Receiver,
+}
+
+/// A planned link direction, built: its queue discipline draws from the
+/// link's own stream (its id), and so do its packet errors (forward
+/// direction only); its outages are the plan's list.
+pub fn build_link(l: &LinkPlan, seed: u64) -> Link {
+    let mut link = new_link(l, seed);
+    if !l.outages.is_empty() {
+        link.set_outages(Box::new(l.outages.clone().into_iter()));
+    }
+    link
+}
+
+/// A planned link without its outages.
+fn new_link(l: &LinkPlan, seed: u64) -> Link {
+    let queue = Queue::from_plan(
+        &l.queue,
+        l.rate_bps,
+        l.buffer_pkts,
+        Rng::stream(seed, stream::QUEUE, l.id as u64),
+    );
+    let mut link = Link::new(l.rate_bps, l.delay_ns, queue);
+    if let Some(e) = &l.errors {
+        let rng = Rng::stream(seed, stream::LINK_ERRORS, l.id as u64);
         link.impairment = match e.model {
             ErrorModelKind::Bernoulli => match e.per.unwrap_or(0.0) {
                 per if per > 0.0 => Impairment::Bernoulli { per, rng },
@@ -171,199 +204,178 @@ pub fn make_link(l: &LinkSpec, forward: bool, seed: u64, index: usize, duplex: u
             },
         };
     }
+    link
+}
+
+/// One direction of a duplex link built from its spec, outside a plan (the
+/// linux engine's emulated links): link `index`, whose duplex link's
+/// forward direction is `duplex`; its outages are drawn lazily, with no end.
+pub fn make_link(l: &LinkSpec, forward: bool, seed: u64, index: usize, duplex: usize) -> Link {
+    let plan = LinkPlan {
+        id: index as u32,
+        name: String::new(),
+        direction: if forward {
+            Direction::Forward
+        } else {
+            Direction::Reverse
+        },
+        duplex: duplex as u32,
+        rate_bps: l.rate.0,
+        delay_ns: l.delay.0,
+        buffer_pkts: l.buffer,
+        queue: QueuePlan::of(l),
+        errors: if forward { l.errors.clone() } else { None },
+        outages: Vec::new(),
+    };
+    let mut link = new_link(&plan, seed);
     if let Some(o) = &l.outages {
-        link.set_outages(outage_schedule(o, seed, duplex));
+        link.set_outages(Box::new(outage_schedule(o, seed, duplex as u32)));
     }
     link
 }
 
-fn outage_schedule(o: &crate::scenario::OutageSpec, seed: u64, duplex: usize) -> OutageSchedule {
-    OutageSchedule::new(o, Rng::stream(seed, stream::LINK_OUTAGES, duplex as u64))
-}
-
-/// The specs of every link, in the simulator's link order (bottleneck
-/// forward and reverse, then per flow: access forward, reverse, sink access
-/// forward, reverse).
-fn link_specs(sc: &Scenario) -> Vec<LinkSpec> {
-    let topo = &sc.topology;
-    let mut v = vec![topo.bottleneck.clone(), topo.bottleneck.clone()];
-    for g in sc.flows.values() {
-        let access = topo.access.with(&g.access);
-        let sink_access = topo.sink_access.with(&g.sink_access);
-        for _ in 0..g.count {
-            v.extend([access.clone(), access.clone()]);
-            v.extend([sink_access.clone(), sink_access.clone()]);
-        }
-    }
-    v
-}
-
-/// The outages [start, end) in ns that link `link` of a resolved scenario
-/// goes through before the run ends (empty without outages; None if there is
-/// no such link): for exporters that must play the same schedule.
-pub fn link_outages(sc: &Scenario, link: u32) -> Option<Vec<(SimTime, SimTime)>> {
-    let specs = link_specs(sc);
-    let l = specs.get(link as usize)?;
-    let duplex = link as usize & !1;
-    let end = sc.duration.0;
-    Some(match &l.outages {
-        None => Vec::new(),
-        Some(o) => outage_schedule(o, sc.seed, duplex)
-            .take_while(|&(s, _)| s < end)
+/// The outages [start, end) in ns that link `link` goes through before the
+/// run ends (empty without outages; None if there is no such link): for
+/// exporters that must play the same schedule.
+pub fn link_outages(plan: &Plan, link: u32) -> Option<Vec<(SimTime, SimTime)>> {
+    let l = plan.links.get(link as usize)?;
+    Some(
+        l.outages
+            .iter()
+            .copied()
+            .take_while(|&(s, _)| s < plan.end_ns)
             .collect(),
-    })
+    )
 }
 
 impl Sim {
-    /// Build the network from a resolved scenario.
-    pub fn new(sc: Scenario) -> Sim {
-        let end = sc.duration.0;
-        let topo = &sc.topology;
-        let mut links = vec![
-            make_link(&topo.bottleneck, true, sc.seed, 0, 0),
-            make_link(&topo.bottleneck, false, sc.seed, 1, 0),
-        ];
-        let mut link_info = vec![
-            LinkInfo {
-                name: "bottleneck".into(),
-                direction: "forward",
-            },
-            LinkInfo {
-                name: "bottleneck".into(),
-                direction: "reverse",
-            },
-        ];
-        let mut routes = Vec::new();
+    /// Build the network of a plan.
+    pub fn new(plan: &Plan) -> Sim {
+        let end = plan.end_ns;
+        let seed = plan.seed;
+        let links: Vec<Link> = plan.links.iter().map(|l| build_link(l, seed)).collect();
+        let link_info = plan
+            .links
+            .iter()
+            .map(|l| LinkInfo {
+                name: l.name.clone(),
+                direction: match l.direction {
+                    Direction::Forward => "forward",
+                    Direction::Reverse => "reverse",
+                },
+            })
+            .collect();
         let mut flows = Vec::new();
         let mut agents = Vec::new();
         let mut apps = Vec::new();
         let mut sched = Scheduler::new();
-        let mut id: u32 = 0;
-        let times = flow_times(&sc);
-        for (name, g) in &sc.flows {
-            let access = topo.access.with(&g.access);
-            let sink_access = topo.sink_access.with(&g.sink_access);
-            for _ in 0..g.count {
-                let base = links.len() as u32;
-                for (spec, nm) in [(&access, "access"), (&sink_access, "sink_access")] {
-                    let n = links.len();
-                    links.push(make_link(spec, true, sc.seed, n, n));
-                    links.push(make_link(spec, false, sc.seed, n + 1, n));
-                    link_info.push(LinkInfo {
-                        name: format!("{nm}[{id}]"),
-                        direction: "forward",
-                    });
-                    link_info.push(LinkInfo {
-                        name: format!("{nm}[{id}]"),
-                        direction: "reverse",
-                    });
-                }
-                // forward: access fwd → bottleneck fwd → sink_access fwd
-                // reverse: sink_access rev → bottleneck rev → access rev
-                routes.push([[base, 0, base + 2], [base + 3, 1, base + 1]]);
-                let (start, stop) = times[id as usize];
-                let agent = match g.kind {
-                    FlowKind::Tcp => {
-                        let mut p = g.tcp_params();
-                        if let Some(cap) = g.app.as_ref().and_then(CbrApp::window_cap) {
-                            p.window = p.window.min(cap);
-                        }
-                        let mut boot =
-                            Rng::stream(sc.seed, stream::FLOW_START, 1_000_000 + id as u64);
-                        let boot_time_s = boot.uniform() * secs(p.tick_ns);
-                        Agent::Tcp {
-                            snd: Box::new(TcpSender::new(id, p, boot_time_s)),
-                            sink: TcpSink::new(
-                                id,
-                                p.variant == Variant::Sack,
-                                p.delayed_ack,
-                                p.delack_interval_ns,
-                                p.syn,
-                                p.packet_size - p.header_size,
-                            ),
-                        }
-                    }
-                    FlowKind::Udp => Agent::Udp {
-                        src: udp_source(&sc, g, id),
-                        received_packets: 0,
-                        received_bytes: 0,
-                    },
-                };
-                agents.push(agent);
-                apps.push(g.app.as_ref().map(|a| {
-                    let p = g.tcp_params();
-                    CbrApp::new(a, p.packet_size - p.header_size)
-                }));
-                flows.push(FlowInfo {
-                    group: name.clone(),
-                    kind: g.kind,
-                    variant: g.variant,
-                    start,
-                    stop,
-                    packet_size: g.packet_size,
-                });
-                // a flow whose start falls after its stop never sends
-                if start < stop {
-                    sched.schedule(start, Event::FlowStart(id));
-                    if stop < end {
-                        sched.schedule(stop, Event::FlowStop(id));
+        for f in &plan.flows {
+            let id = f.id;
+            let agent = match (&f.tcp, &f.udp) {
+                (Some(t), _) => {
+                    let p = t.params;
+                    Agent::Tcp {
+                        snd: Box::new(TcpSender::new(id, p, t.boot_time_s)),
+                        sink: TcpSink::new(
+                            id,
+                            p.variant == Variant::Sack,
+                            p.delayed_ack,
+                            p.delack_interval_ns,
+                            p.syn,
+                            t.payload_bytes,
+                        ),
                     }
                 }
-                id += 1;
+                (None, Some(_)) => Agent::Udp {
+                    src: udp_source_of(f, seed),
+                    received_packets: 0,
+                    received_bytes: 0,
+                },
+                (None, None) => unreachable!("a flow is TCP or UDP"),
+            };
+            agents.push(agent);
+            apps.push(
+                f.app
+                    .as_ref()
+                    .zip(f.tcp.as_ref())
+                    .map(|(a, t)| CbrApp::new(&a.spec(), t.payload_bytes)),
+            );
+            flows.push(FlowInfo {
+                group: f.group.clone(),
+                kind: f.kind,
+                variant: f.tcp.map(|t| t.params.variant),
+                start: f.start_ns,
+                stop: f.stop_ns,
+                packet_size: f.packet_size,
+            });
+            // a flow whose start falls after its stop never sends
+            if f.start_ns < f.stop_ns {
+                sched.schedule(f.start_ns, Event::FlowStart(id));
+                if f.stop_ns < end {
+                    sched.schedule(f.stop_ns, Event::FlowStop(id));
+                }
             }
         }
-        let mut rec = Recorder::new(&sc.trace);
+        let mut rec = Recorder::new(&plan.trace.spec());
         if apps.iter().any(Option::is_some) {
             rec.playback = Some(Default::default());
         }
-        if sc.warmup.0 > 0 {
-            sched.schedule(sc.warmup.0, Event::Warmup);
+        if plan.warmup_ns > 0 {
+            sched.schedule(plan.warmup_ns, Event::Warmup);
         }
         if rec.interval_ns > 0 && (rec.tcp.is_some() || rec.rtt.is_some()) {
             sched.schedule(0, Event::Sample);
         }
         let nflows = flows.len();
-        let single_input = single_input_links(links.len(), &routes);
-        let candidates = victim_candidates(&links, &routes, &flows);
-        let sink_chained: Vec<bool> = agents
-            .iter()
-            .zip(&apps)
-            .map(|(a, app)| match a {
-                Agent::Tcp { sink, .. } => !sink.delayed_ack && app.is_none(),
+        let single_input = single_input_links(links.len(), &plan.flows);
+        let candidates = victim_candidates(&links, &plan.flows);
+        let mut hops = Vec::new();
+        let mut route_at = Vec::with_capacity(nflows);
+        for (f, a) in plan.flows.iter().zip(&agents) {
+            // the receiver takes packets without an event (see `forward`)
+            let sink_chained = match a {
+                Agent::Tcp { sink, .. } => !sink.delayed_ack && apps[f.id as usize].is_none(),
                 Agent::Udp { .. } => rec.udp.is_none(),
-            })
-            .collect();
-        let chains = routes
-            .iter()
-            .zip(&sink_chained)
-            .map(|(r, &sink)| {
-                let next = |d: usize, h: usize| single_input[r[d][h] as usize];
-                [
-                    [next(0, 1), next(0, 2), sink],
-                    [next(1, 1), next(1, 2), false],
-                ]
-            })
-            .collect();
+            };
+            let mut at = [(0, 0); 2];
+            for (d, route) in [&f.route.forward, &f.route.reverse].into_iter().enumerate() {
+                // a packet keeps its place on the route in `Packet::hop`, a u8
+                assert!(
+                    route.len() <= u8::MAX as usize,
+                    "a route has at most 255 links"
+                );
+                at[d] = (hops.len() as u32, route.len() as u32);
+                for (h, &link) in route.iter().enumerate() {
+                    let next = match route.get(h + 1) {
+                        Some(&n) if single_input[n as usize] => Next::Link,
+                        None if d == FORWARD as usize && sink_chained => Next::Receiver,
+                        _ => Next::Event,
+                    };
+                    hops.push(Hop { link, next });
+                }
+            }
+            route_at.push(at);
+        }
         let selectors = links.iter().any(|l| match &l.queue {
             Queue::Threshold(t) => t.selection != Selection::FirstArrival,
             _ => false,
         });
-        let warmup = sc.warmup.0;
+        let warmup = plan.warmup_ns;
         Sim {
-            sc,
             end,
             warmup,
+            reference_bps: plan.reference_bps,
             sched,
             links,
             link_info,
-            routes,
+            hops,
+            route_at,
             flows,
             agents,
             apps,
             out: Vec::with_capacity(64),
             rec,
             flow_drops: vec![0; nflows],
-            chains,
             warm_done: warmup == 0,
             warm_flows: None,
             warm_links: None,
@@ -428,11 +440,13 @@ impl Sim {
     /// that these receivers take packets without events again (their
     /// delivery events, still queued, find nothing left).
     fn release_held(&mut self, end: SimTime) {
-        for r in 0..self.routes.len() {
-            if !self.chains[r][FORWARD as usize][2] {
+        for r in 0..self.route_at.len() {
+            let (at, len) = self.route_at[r][FORWARD as usize];
+            let last = self.hops[(at + len - 1) as usize];
+            if last.next != Next::Receiver {
                 continue;
             }
-            let l = self.routes[r][FORWARD as usize][2] as usize;
+            let l = last.link as usize;
             while let Some((at, p)) = self.links[l].pop_arrived(end) {
                 self.forward(p, at);
             }
@@ -446,18 +460,21 @@ impl Sim {
     /// packet and its ack on the dumbbell.
     #[inline]
     fn forward(&mut self, mut p: Packet, mut now: SimTime) {
-        let route = self.routes[p.flow as usize][p.dir as usize];
-        let chain = self.chains[p.flow as usize][p.dir as usize];
+        let (base, len) = self.route_at[p.flow as usize][p.dir as usize];
         let class = (p.kind == Kind::Udp) as u8;
-        while (p.hop as usize) < 3 {
-            let hop = p.hop as usize;
-            let l = route[hop];
-            p.hop += 1;
+        let end = base + len;
+        let mut i = base + p.hop as u32;
+        while i < end {
+            let Hop { link: l, next } = self.hops[i as usize];
+            i += 1;
             // Chained: the next link has no other input, or this is the last
             // hop and the receiver takes the packet at once (it would be the
             // link's only pending delivery, so nothing it holds can overtake).
-            let chained =
-                chain[hop] && (hop + 1 < 3 || self.links[l as usize].next_delivery().is_none());
+            let chained = match next {
+                Next::Link => true,
+                Next::Event => false,
+                Next::Receiver => self.links[l as usize].next_delivery().is_none(),
+            };
             if chained {
                 match self.links[l as usize].pass(&p, now) {
                     Err(cause) => {
@@ -471,11 +488,13 @@ impl Sim {
                         if self.selectors && self.links[l as usize].queue.wants_victim() {
                             self.select_victim(l, now);
                         }
-                        if hop + 1 == 3 && (at > self.end || (!self.warm_done && at >= self.warmup))
+                        if next == Next::Receiver
+                            && (at > self.end || (!self.warm_done && at >= self.warmup))
                         {
                             // It reaches the receiver after the run, or after a
                             // warm-up snapshot still to be taken: an event
                             // delivers it then (or never), as for any packet.
+                            p.hop = (i - base) as u8;
                             if let Some(t) = self.links[l as usize].hold(p, at) {
                                 self.sched.schedule(t, Event::LinkDeliver(l));
                             }
@@ -486,6 +505,8 @@ impl Sim {
                     }
                 }
             }
+            // where the packet goes on when the link delivers it
+            p.hop = (i - base) as u8;
             match self.links[l as usize].arrive(p, now) {
                 Admit::Dropped(cause) => self.dropped(&p, l, now, cause),
                 Admit::Admitted { schedule, wait } => {
@@ -777,7 +798,7 @@ impl Sim {
 
     fn report(mut self) -> RunOutput {
         let end = self.end;
-        let warm = self.sc.warmup.0;
+        let warm = self.warmup;
         let measured_s = secs(end - warm);
         let now_f = self.flow_counts();
         let now_l = self.link_counts(end);
@@ -838,7 +859,7 @@ impl Sim {
             engine: "packet",
             engine_version: crate::VERSION,
             measured_s,
-            reference_bps: self.sc.reference_bps(),
+            reference_bps: self.reference_bps,
             events: self.sched.popped(),
             flows,
             links,
@@ -851,11 +872,14 @@ impl Sim {
 }
 
 /// Which links have exactly one upstream link and no agent feeding them.
-fn single_input_links(n: usize, routes: &[[[u32; 3]; 2]]) -> Vec<bool> {
+fn single_input_links(n: usize, flows: &[FlowPlan]) -> Vec<bool> {
     const AGENT: u32 = u32::MAX;
     let mut upstream: Vec<Option<u32>> = vec![None; n];
     let mut shared = vec![false; n];
-    for r in routes.iter().flatten() {
+    for r in flows
+        .iter()
+        .flat_map(|f| [&f.route.forward, &f.route.reverse])
+    {
         for (hop, &l) in r.iter().enumerate() {
             let up = if hop == 0 { AGENT } else { r[hop - 1] };
             match upstream[l as usize] {
@@ -870,95 +894,81 @@ fn single_input_links(n: usize, routes: &[[[u32; 3]; 2]]) -> Vec<bool> {
         .collect()
 }
 
-/// (start, stop) of every flow, in flow id order. Flow `id`, the `j`-th of
-/// its group, starts at its group's `start` — or, with `joins`, when the
-/// schedule lets it join — plus U[0, start_jitter] from the flow's own
-/// stream; it stops at the group's `stop` or, with `leaves`, when the
-/// schedule makes it leave; both are capped at the end of the run.
-pub fn flow_times(sc: &Scenario) -> Vec<(SimTime, SimTime)> {
-    let end = sc.duration.0;
-    let mut out = Vec::new();
-    for g in sc.flows.values() {
-        for j in 0..g.count {
-            let id = out.len() as u64;
-            let (base, stop) = g.flow_window(j, end);
-            let jitter = if g.start_jitter.0 > 0 {
-                (Rng::stream(sc.seed, stream::FLOW_START, id).uniform() * g.start_jitter.0 as f64)
-                    as SimTime
-            } else {
-                0
-            };
-            out.push((base.saturating_add(jitter).min(end), stop));
-        }
-    }
-    out
-}
-
 /// Per link with a threshold dropper, the TCP flows whose route (either
 /// direction) crosses it, each with its weight from the dropper's `bias`.
-fn victim_candidates(
-    links: &[Link],
-    routes: &[[[u32; 3]; 2]],
-    flows: &[FlowInfo],
-) -> Vec<Vec<(u32, f64)>> {
+fn victim_candidates(links: &[Link], flows: &[FlowPlan]) -> Vec<Vec<(u32, f64)>> {
     let mut out = vec![Vec::new(); links.len()];
-    for (f, r) in routes.iter().enumerate() {
-        let info = &flows[f];
-        if info.kind != FlowKind::Tcp {
+    for f in flows {
+        if f.kind != FlowKind::Tcp {
             continue;
         }
-        for &l in r.iter().flatten() {
+        for &l in f.route.forward.iter().chain(&f.route.reverse) {
             let Queue::Threshold(t) = &links[l as usize].queue else {
                 continue;
             };
-            let w = t.weight(&info.group);
-            if !out[l as usize].iter().any(|&(g, _)| g == f as u32) {
-                out[l as usize].push((f as u32, w));
+            let w = t.weight(&f.group);
+            if !out[l as usize].iter().any(|&(g, _)| g == f.id) {
+                out[l as usize].push((f.id, w));
             }
         }
     }
     out
 }
 
-/// The UDP source of flow `id` of group `g` (its shape's and its jitter's
-/// random streams derive from the seed and the flow id).
-pub fn udp_source(sc: &Scenario, g: &crate::scenario::FlowGroup, id: u32) -> UdpSource {
+/// A UDP source of flow `id` (its shape's and its jitter's random streams
+/// derive from the seed and the flow id).
+fn new_udp_source(
+    id: u32,
+    shape: &RateShape,
+    packet_size: u32,
+    jitter_ns: SimTime,
+    seed: u64,
+) -> UdpSource {
     UdpSource::new(
         id,
-        Shape::from_spec(g.rate.as_ref().expect("validated"), sc.seed, id),
+        Shape::from_spec(shape, seed, id),
+        packet_size,
+        jitter_ns,
+        seed,
+    )
+}
+
+/// The UDP source of a planned UDP flow.
+fn udp_source_of(f: &FlowPlan, seed: u64) -> UdpSource {
+    let u = f.udp.as_ref().expect("a UDP flow has its source");
+    new_udp_source(f.id, &u.shape, f.packet_size, u.send_jitter_ns, seed)
+}
+
+/// The UDP source of flow `id` of group `g` of a resolved scenario (the
+/// linux engine's background sources).
+pub fn udp_source(sc: &Scenario, g: &crate::scenario::FlowGroup, id: u32) -> UdpSource {
+    new_udp_source(
+        id,
+        g.rate.as_ref().expect("validated"),
         g.packet_size,
         g.send_jitter.map_or(0, |d| d.0),
         sc.seed,
     )
 }
 
-/// Departure times of UDP flow `flow` of a resolved scenario (None if that
-/// flow is not UDP): what the simulator sends, for exporters that must play
-/// the same schedule (the ns-2 backend's trace-driven sources).
-pub fn udp_departures(sc: &Scenario, flow: u32) -> Option<Vec<SimTime>> {
-    let mut id = 0u32;
-    for g in sc.flows.values() {
-        if flow < id + g.count {
-            if g.kind != FlowKind::Udp {
-                return None;
-            }
-            let (start, stop) = flow_times(sc)[flow as usize];
-            g.rate.as_ref()?;
-            return Some(crate::traffic::udp::departures(
-                udp_source(sc, g, flow),
-                start,
-                stop,
-            ));
-        }
-        id += g.count;
-    }
-    None
+/// Departure times of UDP flow `flow` of a plan (None if that flow is not
+/// UDP): what the simulator sends, for exporters that must play the same
+/// schedule (the ns-2 backend's trace-driven sources).
+pub fn udp_departures(plan: &Plan, flow: u32) -> Option<Vec<SimTime>> {
+    let f = plan.flows.get(flow as usize)?;
+    f.udp.as_ref()?;
+    Some(crate::traffic::udp::departures(
+        udp_source_of(f, plan.seed),
+        f.start_ns,
+        f.stop_ns,
+    ))
 }
 
-/// Parse, resolve and run a scenario given as JSON.
+/// Parse, resolve, plan and run a scenario given as JSON.
 pub fn run_json(text: &str) -> Result<(Scenario, RunOutput), crate::scenario::ScenarioError> {
     let sc = Scenario::from_json(text)?.resolve()?;
-    let out = Sim::new(sc.clone()).run();
+    let plan = Plan::from_scenario(&sc)?;
+    let out = Sim::new(&plan).run();
     Ok((sc, out))
 }
 
@@ -967,10 +977,12 @@ mod tests {
     use super::*;
 
     fn run(json: &str, chain: bool) -> RunOutput {
-        let sc = Scenario::from_json(json).unwrap().resolve().unwrap();
-        let mut sim = Sim::new(sc);
+        let sc = Scenario::from_json(json).unwrap();
+        let mut sim = Sim::new(&Plan::from_scenario(&sc).unwrap());
         if !chain {
-            sim.chains.iter_mut().for_each(|c| c[0][2] = false);
+            for &[(at, len), _] in &sim.route_at {
+                sim.hops[(at + len - 1) as usize].next = Next::Event;
+            }
         }
         sim.run()
     }

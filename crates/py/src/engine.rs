@@ -10,7 +10,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use tcplab_engine::record::Column;
-use tcplab_engine::scenario::{Scenario, Variant};
+use tcplab_engine::scenario::{Plan, Scenario, Variant};
 use tcplab_engine::sim::{FlowResult, LinkResult, RunSummary};
 
 fn scenario_error(e: tcplab_engine::scenario::ScenarioError) -> PyErr {
@@ -196,6 +196,23 @@ fn run_scenario<'py>(
     Ok((sc.to_json(), summary, traces))
 }
 
+/// Parse, resolve and plan a scenario (JSON text), outside the GIL.
+fn plan_of(py: Python<'_>, scenario_json: &str) -> PyResult<Plan> {
+    let text = scenario_json.to_owned();
+    py.detach(move || Scenario::from_json(&text).and_then(|s| Plan::from_scenario(&s)))
+        .map_err(scenario_error)
+}
+
+/// The Plan of a scenario (JSON text) as JSON: every link (rate_bps,
+/// delay_ns, buffer_pkts, the queue with all its parameters, outage
+/// intervals), every flow (start_ns/stop_ns, route as link ids, TCP
+/// parameters, packet sizes, UDP source), the measurement window and the
+/// reference rate — what a run will do. Raises ValueError("key.path: ...").
+#[pyfunction]
+fn plan(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
+    Ok(plan_of(py, scenario_json)?.to_json())
+}
+
 /// Departure times (ns, little-endian int64 bytes) of UDP flow `flow` of a
 /// scenario: the schedule the packet engine sends, for the ns-2 export.
 #[pyfunction]
@@ -204,13 +221,9 @@ fn udp_departures<'py>(
     scenario_json: &str,
     flow: u32,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let text = scenario_json.to_owned();
+    let plan = plan_of(py, scenario_json)?;
     let times = py
-        .detach(move || {
-            let sc = Scenario::from_json(&text)?.resolve()?;
-            Ok(tcplab_engine::sim::udp_departures(&sc, flow))
-        })
-        .map_err(scenario_error)?
+        .detach(move || tcplab_engine::sim::udp_departures(&plan, flow))
         .ok_or_else(|| PyValueError::new_err(format!("flow {flow} is not a UDP flow")))?;
     let bytes: Vec<u8> = times
         .iter()
@@ -224,38 +237,23 @@ fn udp_departures<'py>(
 /// ns-2 export.
 #[pyfunction]
 fn link_outages(py: Python<'_>, scenario_json: &str, link: u32) -> PyResult<Vec<(u64, u64)>> {
-    let text = scenario_json.to_owned();
-    py.detach(move || {
-        let sc = Scenario::from_json(&text)?.resolve()?;
-        Ok(tcplab_engine::sim::link_outages(&sc, link))
-    })
-    .map_err(scenario_error)?
-    .ok_or_else(|| PyValueError::new_err(format!("no link {link}")))
+    tcplab_engine::sim::link_outages(&plan_of(py, scenario_json)?, link)
+        .ok_or_else(|| PyValueError::new_err(format!("no link {link}")))
 }
 
 /// [(start_ns, stop_ns), ...] of every flow in id order (start jitter, join
 /// and leave schedules applied): when the packet engine starts and stops each.
 #[pyfunction]
 fn flow_times(py: Python<'_>, scenario_json: &str) -> PyResult<Vec<(u64, u64)>> {
-    let text = scenario_json.to_owned();
-    py.detach(move || {
-        let sc = Scenario::from_json(&text)?.resolve()?;
-        Ok(tcplab_engine::sim::flow_times(&sc))
-    })
-    .map_err(scenario_error)
+    let plan = plan_of(py, scenario_json)?;
+    Ok(plan.flows.iter().map(|f| (f.start_ns, f.stop_ns)).collect())
 }
 
 /// The rate (bit/s) a scenario normalizes throughput by (`measure.reference`;
 /// "free" subtracts the clipped mean of every UDP shape).
 #[pyfunction]
 fn reference_bps(py: Python<'_>, scenario_json: &str) -> PyResult<f64> {
-    let text = scenario_json.to_owned();
-    py.detach(move || {
-        Scenario::from_json(&text)
-            .and_then(|s| s.resolve())
-            .map(|s| s.reference_bps())
-    })
-    .map_err(scenario_error)
+    Ok(plan_of(py, scenario_json)?.reference_bps)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -265,5 +263,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(reference_bps, m)?)?;
     m.add_function(wrap_pyfunction!(link_outages, m)?)?;
     m.add_function(wrap_pyfunction!(flow_times, m)?)?;
+    m.add_function(wrap_pyfunction!(plan, m)?)?;
     Ok(())
 }

@@ -10,7 +10,6 @@
 //! admitted packets whose transmission starts after t, kept in a second small
 //! FIFO of start times.
 
-use super::outage::OutageSchedule;
 use super::packet::{Kind, Packet};
 use super::queue::Queue;
 use super::ring::Ring;
@@ -92,7 +91,7 @@ impl Impairment {
 
 /// A link's outage state: the schedule and the interval it is in or waits for.
 struct Outages {
-    schedule: OutageSchedule,
+    schedule: Box<dyn Iterator<Item = (SimTime, SimTime)> + Send>,
     /// End of the current (or next) outage.
     until: SimTime,
 }
@@ -188,8 +187,13 @@ impl Link {
         }
     }
 
-    /// Take the link down on `schedule`'s outages (see [`Link::outage_loses`]).
-    pub fn set_outages(&mut self, mut schedule: OutageSchedule) {
+    /// Take the link down on `schedule`'s outages, [start, end) merged and
+    /// increasing (a plan's list, or a lazy `OutageSchedule`; see
+    /// [`Link::outage_loses`]).
+    pub fn set_outages(
+        &mut self,
+        mut schedule: Box<dyn Iterator<Item = (SimTime, SimTime)> + Send>,
+    ) {
         let (from, until) = schedule.next().unwrap_or((SimTime::MAX, SimTime::MAX));
         self.down_from = from;
         self.outages = Some(Box::new(Outages { schedule, until }));
@@ -579,7 +583,7 @@ mod tests {
             duration: Duration(10_000_000),
             distribution: OutageDistribution::Fixed,
         };
-        l.set_outages(OutageSchedule::new(&spec, Rng::stream(1, 3, 0)));
+        l.set_outages(Box::new(OutageSchedule::new(&spec, Rng::stream(1, 3, 0))));
         let ms = 1_000_000;
         // leaves the link at 13 ms: delivered
         assert!(matches!(l.arrive(pkt(0), 0), Admit::Admitted { .. }));

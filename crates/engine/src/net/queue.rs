@@ -7,8 +7,8 @@
 
 use super::link::DropCause;
 use crate::rng::Rng;
-use crate::scenario::{LinkSpec, QueueKind, RedMode, RedParams, Selection, ThresholdSpec};
-use crate::time::{secs, SimTime};
+use crate::scenario::{QueuePlan, RedMode, RedParams, Selection, ThresholdSpec};
+use crate::time::{secs, Duration, SimTime};
 use std::collections::BTreeMap;
 
 #[derive(Clone, Debug)]
@@ -27,23 +27,25 @@ impl Queue {
         Queue::DropTail { limit }
     }
 
-    /// The discipline a resolved link asks for; `rng` is its own stream.
-    pub fn from_spec(l: &LinkSpec, rng: Rng) -> Self {
-        match l.queue {
-            QueueKind::DropTail => Queue::droptail(l.buffer),
-            QueueKind::Red => {
-                let p = l
-                    .red
-                    .clone()
-                    .unwrap_or_default()
-                    .params(l.rate.0, l.delay.0, l.buffer);
-                Queue::Red(Box::new(Red::new(&p, l.rate.0, l.buffer, rng)))
-            }
-            QueueKind::Threshold => Queue::Threshold(Box::new(ThresholdDropper::new(
-                l.threshold
-                    .as_ref()
-                    .expect("validated: queue = threshold has its table"),
-                l.buffer,
+    /// The discipline of a planned link of `rate_bps` whose buffer holds
+    /// `buffer` waiting packets; `rng` is its own stream.
+    pub fn from_plan(q: &QueuePlan, rate_bps: f64, buffer: u32, rng: Rng) -> Self {
+        match q {
+            QueuePlan::DropTail => Queue::droptail(buffer),
+            QueuePlan::Red(p) => Queue::Red(Box::new(Red::new(p, rate_bps, buffer, rng))),
+            QueuePlan::Threshold {
+                threshold_pkts,
+                immunity_ns,
+                selection,
+                bias,
+            } => Queue::Threshold(Box::new(ThresholdDropper::new(
+                &ThresholdSpec {
+                    threshold: *threshold_pkts,
+                    immunity: Duration(*immunity_ns),
+                    selection: *selection,
+                    bias: Some(bias.clone()),
+                },
+                buffer,
                 rng,
             ))),
         }

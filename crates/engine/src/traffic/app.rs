@@ -74,14 +74,6 @@ impl CbrApp {
         }
     }
 
-    /// The window a blocked writer's send buffer allows (packets).
-    pub fn window_cap(spec: &AppSpec) -> Option<u32> {
-        match spec.when_full {
-            Some(WhenFull::Drop) => None,
-            _ => spec.send_buffer,
-        }
-    }
-
     pub fn start(&mut self, now: SimTime) {
         self.start = now;
     }

@@ -72,6 +72,30 @@ pub enum Shape {
     OnOff(OnOff),
 }
 
+/// The scenario's rate shapes know their means through the shapes they
+/// describe (defined here, so the schema need not import this module).
+impl RateShape {
+    /// Long-run mean rate in bit/s (of the clipped shape; on/off: its
+    /// expectation, rate·E[on]/(E[on] + E[off])).
+    pub fn mean_bps(&self) -> f64 {
+        match self {
+            RateShape::Constant(r) => r.0,
+            RateShape::Shaped(_) => Shape::from_spec(self, 0, 0).mean_bps(),
+        }
+    }
+
+    /// Mean rate over simulation time [a, b] (bit/s): exact for piecewise
+    /// tables (which need not repeat), the long-run mean otherwise.
+    pub fn mean_bps_over(&self, a: SimTime, b: SimTime) -> f64 {
+        match self {
+            RateShape::Shaped(t) if t.shape == ShapeKind::Piecewise && b > a => {
+                Piecewise::from_spec(t).mean_between(a, b)
+            }
+            _ => self.mean_bps(),
+        }
+    }
+}
+
 impl Shape {
     /// The shape of UDP flow `flow` of a scenario with master `seed` (only an
     /// on/off shape draws random numbers, from the flow's own stream).

@@ -99,7 +99,7 @@ mod tests {
     #[test]
     #[ignore]
     fn dump_departures() {
-        use crate::scenario::{FlowKind, Scenario};
+        use crate::scenario::{Plan, Scenario};
         let (Ok(cases), Ok(out)) = (
             std::env::var("TCPLAB_UDP_CASES"),
             std::env::var("TCPLAB_UDP_OUT"),
@@ -109,22 +109,16 @@ mod tests {
         let text = std::fs::read_to_string(cases).unwrap();
         let list: Vec<(String, serde_json::Value)> = serde_json::from_str(&text).unwrap();
         for (i, (name, sc)) in list.iter().enumerate() {
-            let sc = Scenario::from_json(&sc.to_string())
-                .and_then(|s| s.resolve())
+            let plan = Scenario::from_json(&sc.to_string())
+                .and_then(|s| Plan::from_scenario(&s))
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
-            let mut id = 0u32;
-            for g in sc.flows.values() {
-                for flow in id..id + g.count {
-                    if g.kind == FlowKind::Udp {
-                        let times = crate::sim::udp_departures(&sc, flow).unwrap();
-                        let bytes: Vec<u8> = times
-                            .iter()
-                            .flat_map(|t| (*t as i64).to_le_bytes())
-                            .collect();
-                        std::fs::write(format!("{out}/{i}_{flow}.bin"), bytes).unwrap();
-                    }
-                }
-                id += g.count;
+            for f in plan.flows.iter().filter(|f| f.udp.is_some()) {
+                let times = crate::sim::udp_departures(&plan, f.id).unwrap();
+                let bytes: Vec<u8> = times
+                    .iter()
+                    .flat_map(|t| (*t as i64).to_le_bytes())
+                    .collect();
+                std::fs::write(format!("{out}/{i}_{}.bin", f.id), bytes).unwrap();
             }
         }
     }

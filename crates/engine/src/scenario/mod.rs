@@ -1,0 +1,252 @@
+//! The one definition of a scenario. Scenario files are TOML; Python loads
+//! them into a dict, applies `--set` overrides and hands the engine JSON.
+//!
+//! - `schema.rs`: the serde structs; unknown keys are rejected
+//!   (`deny_unknown_fields`).
+//! - `defaults.rs`: every default, named once, each with its origin (ns-2
+//!   2.35's `tcl/lib/ns-default.tcl` wherever the papers depend on it).
+//! - `validate.rs`: every check; each error names the key path and the
+//!   expected form.
+//! - this file: [`Scenario::from_json`] and [`Scenario::resolve`] (defaults
+//!   filled in, as results record the scenario).
+//! - `plan.rs`: [`Plan::from_scenario`], the scenario resolved into what a
+//!   run will do — what every engine reads.
+
+mod defaults;
+mod plan;
+mod schema;
+#[cfg(test)]
+mod tests;
+mod validate;
+
+pub use defaults::*;
+pub use plan::*;
+pub use schema::*;
+
+use crate::time::{Duration, SimTime};
+use std::fmt;
+
+/// A scenario error: where (dotted key path) and what was expected.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenarioError {
+    pub path: String,
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        if self.path.is_empty() || self.path == "." {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+pub(crate) fn err(path: impl Into<String>, message: impl Into<String>) -> ScenarioError {
+    ScenarioError {
+        path: path.into(),
+        message: message.into(),
+    }
+}
+
+impl ErrorSpec {
+    /// Long-run fraction of arrivals lost: `per`, or for Gilbert–Elliott
+    /// π_good·per_good + π_bad·per_bad with π_bad = p_gb / (p_gb + p_bg).
+    pub fn loss_rate(&self) -> f64 {
+        match self.model {
+            ErrorModelKind::Bernoulli => self.per.unwrap_or(0.0),
+            ErrorModelKind::GilbertElliott => {
+                let (gb, bg) = (self.p_gb.unwrap_or(0.0), self.p_bg.unwrap_or(0.0));
+                let bad = if gb + bg > 0.0 { gb / (gb + bg) } else { 0.0 };
+                (1.0 - bad) * self.per_good.unwrap_or(GE_PER_GOOD)
+                    + bad * self.per_bad.unwrap_or(GE_PER_BAD)
+            }
+            // not a rate: the losses depend on how many packets arrive
+            ErrorModelKind::List => 0.0,
+        }
+    }
+
+    pub(crate) fn resolved(mut self) -> ErrorSpec {
+        if self.model == ErrorModelKind::GilbertElliott {
+            self.per_good.get_or_insert(GE_PER_GOOD);
+            self.per_bad.get_or_insert(GE_PER_BAD);
+        }
+        self
+    }
+}
+
+impl OutageSpec {
+    pub(crate) fn resolved(mut self) -> OutageSpec {
+        if let (None, Some(e)) = (self.start, self.every) {
+            self.start = Some(e);
+        }
+        self
+    }
+}
+
+impl LinkSpec {
+    pub fn with(&self, o: &Option<LinkOverride>) -> LinkSpec {
+        let mut l = self.clone();
+        if let Some(o) = o {
+            if let Some(r) = o.rate {
+                l.rate = r;
+            }
+            if let Some(d) = o.delay {
+                l.delay = d;
+            }
+            if let Some(b) = o.buffer {
+                l.buffer = b;
+            }
+            if let Some(e) = &o.errors {
+                l.errors = Some(e.clone());
+            }
+            if let Some(x) = &o.outages {
+                l.outages = Some(x.clone());
+            }
+        }
+        l
+    }
+}
+
+impl FlowGroup {
+    /// The resolved TCP parameters (call after [`Scenario::resolve`]).
+    pub fn tcp_params(&self) -> TcpParams {
+        TcpParams {
+            variant: self.variant.unwrap_or(VARIANT),
+            alpha: self.alpha.unwrap_or(ALPHA),
+            beta: self.beta.unwrap_or(BETA),
+            window: self.window.unwrap_or(DEFAULT_WINDOW),
+            max_cwnd: self.max_cwnd.unwrap_or(MAX_CWND),
+            initial_cwnd: self.initial_cwnd.unwrap_or(INITIAL_CWND),
+            initial_ssthresh: self.initial_ssthresh.unwrap_or(INITIAL_SSTHRESH),
+            initial_rto_ns: self.initial_rto.map(|d| d.0).unwrap_or(INITIAL_RTO_NS),
+            min_rto_ns: self.min_rto.map(|d| d.0).unwrap_or(MIN_RTO_NS),
+            max_rto_ns: self.max_rto.map(|d| d.0).unwrap_or(MAX_RTO_NS),
+            tick_ns: self.tick.map(|d| d.0).unwrap_or(TICK_NS),
+            dupack_threshold: self.dupack_threshold.unwrap_or(DUPACK_THRESHOLD),
+            limited_transmit: self.limited_transmit.unwrap_or(LIMITED_TRANSMIT),
+            bug_fix: self.bug_fix.unwrap_or(BUG_FIX),
+            syn: self.syn.unwrap_or(SYN),
+            header_size: self.header_size.unwrap_or(HEADER_SIZE),
+            packet_size: self.packet_size,
+            delayed_ack: self.delayed_ack.unwrap_or(DELAYED_ACK),
+            delack_interval_ns: self
+                .delack_interval
+                .map(|d| d.0)
+                .unwrap_or(DELACK_INTERVAL_NS),
+        }
+    }
+}
+
+impl Scenario {
+    /// Parse JSON (from Python) or any serde source; errors carry the key path.
+    pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let sc: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let mut msg = e.into_inner().to_string();
+            // serde_json appends the position in the JSON text, which the user never saw
+            if let Some(i) = msg.find(" at line ") {
+                msg.truncate(i);
+            }
+            err(path, msg)
+        })?;
+        Ok(sc)
+    }
+
+    /// Fill defaults, check values, and return the scenario as it will run.
+    pub fn resolve(mut self) -> Result<Scenario, ScenarioError> {
+        self.validate()?;
+        let end = self.duration;
+        let topo = &mut self.topology;
+        for l in [
+            &mut topo.bottleneck,
+            &mut topo.access,
+            &mut topo.sink_access,
+        ] {
+            l.errors = l.errors.take().map(ErrorSpec::resolved);
+            l.outages = l.outages.take().map(OutageSpec::resolved);
+        }
+        for g in self.flows.values_mut() {
+            for o in [g.access.as_mut(), g.sink_access.as_mut()]
+                .into_iter()
+                .flatten()
+            {
+                o.errors = o.errors.take().map(ErrorSpec::resolved);
+                o.outages = o.outages.take().map(OutageSpec::resolved);
+            }
+            if g.stop.is_none() && g.leaves.is_none() {
+                g.stop = Some(end);
+            }
+            if g.kind == FlowKind::Tcp {
+                let p = g.tcp_params();
+                g.variant = Some(p.variant);
+                g.alpha = Some(p.alpha);
+                g.beta = Some(p.beta);
+                g.window = Some(p.window);
+                g.max_cwnd = Some(p.max_cwnd);
+                g.initial_cwnd = Some(p.initial_cwnd);
+                g.initial_ssthresh = Some(p.initial_ssthresh);
+                g.initial_rto = Some(Duration(p.initial_rto_ns));
+                g.min_rto = Some(Duration(p.min_rto_ns));
+                g.max_rto = Some(Duration(p.max_rto_ns));
+                g.tick = Some(Duration(p.tick_ns));
+                g.dupack_threshold = Some(p.dupack_threshold);
+                g.limited_transmit = Some(p.limited_transmit);
+                g.bug_fix = Some(p.bug_fix);
+                g.syn = Some(p.syn);
+                g.header_size = Some(p.header_size);
+                g.delayed_ack = Some(p.delayed_ack);
+                g.delack_interval = Some(Duration(p.delack_interval_ns));
+                if let Some(app) = &mut g.app {
+                    if app.send_buffer.is_some() {
+                        app.when_full.get_or_insert(WhenFull::Block);
+                    }
+                }
+            }
+        }
+        for l in [
+            &mut self.topology.bottleneck,
+            &mut self.topology.access,
+            &mut self.topology.sink_access,
+        ] {
+            resolve_queue(l);
+        }
+        // Group links inherit the resolved values; check them again at their buffers.
+        self.validate()?;
+        let mut series = std::mem::take(&mut self.trace.series);
+        series.sort();
+        series.dedup();
+        self.trace.series = series;
+        Ok(self)
+    }
+}
+
+impl Scenario {
+    /// Resolved scenario as JSON (defaults filled in, units normalized).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a scenario always serializes")
+    }
+}
+
+/// Fill a link's RED table with the values it will run with.
+fn resolve_queue(l: &mut LinkSpec) {
+    if l.queue == QueueKind::Red {
+        let spec = l.red.take().unwrap_or_default();
+        let p = red_params(&spec, l.rate.0, l.delay.0, l.buffer);
+        l.red = Some(RedSpec {
+            preset: spec.preset,
+            min_thresh: Some(p.min_thresh),
+            max_thresh: Some(p.max_thresh),
+            max_p: Some(p.max_p),
+            weight: Some(p.weight),
+            wait: Some(p.wait),
+            gentle: Some(p.gentle),
+            mode: Some(p.mode),
+            mean_packet_size: Some(p.mean_packet_size),
+        });
+    }
+}

@@ -1,0 +1,329 @@
+use super::*;
+
+const MINIMAL: &str = r#"{
+    "duration": "10s",
+    "topology": {
+        "bottleneck": {"rate": "1Mbps", "delay": "5ms", "buffer": 40},
+        "access": {"rate": "10Mbps", "delay": "1ms", "buffer": 100},
+        "sink_access": {"rate": "10Mbps", "delay": "1ms", "buffer": 100}
+    },
+    "flows": {"tcp": {"kind": "tcp"}}
+}"#;
+
+#[test]
+fn minimal_scenario_resolves_with_ns2_defaults() {
+    let s = Scenario::from_json(MINIMAL).unwrap().resolve().unwrap();
+    let g = &s.flows["tcp"];
+    assert_eq!(g.variant, Some(Variant::Reno));
+    assert_eq!(g.initial_cwnd, Some(2));
+    assert_eq!(g.min_rto, Some(Duration(200_000_000)));
+    assert_eq!(g.stop, Some(Duration(10_000_000_000)));
+}
+
+#[test]
+fn unknown_key_names_its_path() {
+    let bad = MINIMAL.replace(r#""kind": "tcp""#, r#""kind": "tcp", "varaint": "reno""#);
+    let e = Scenario::from_json(&bad).unwrap_err();
+    assert_eq!(e.path, "flows.tcp.varaint");
+    assert!(e.message.contains("unknown field"), "{e}");
+}
+
+#[test]
+fn wrong_unit_and_unknown_variant_are_reported() {
+    let bad = MINIMAL.replace(r#""delay": "5ms""#, r#""delay": "5 parsecs""#);
+    let e = Scenario::from_json(&bad).unwrap_err();
+    assert_eq!(e.path, "topology.bottleneck.delay");
+    let bad = MINIMAL.replace(r#""kind": "tcp""#, r#""kind": "tcp", "variant": "vegas""#);
+    let e = Scenario::from_json(&bad).unwrap_err();
+    assert_eq!(e.path, "flows.tcp.variant");
+    assert!(e.message.contains("newreno"), "{e}");
+}
+
+#[test]
+fn bad_values_are_rejected_with_paths() {
+    let bad = MINIMAL.replace(r#""kind": "tcp""#, r#""kind": "tcp", "beta": 1.5"#);
+    let e = Scenario::from_json(&bad).unwrap().resolve().unwrap_err();
+    assert_eq!(e.path, "flows.tcp.beta");
+    let bad = MINIMAL.replace(r#""rate": "1Mbps""#, r#""rate": 0"#);
+    let e = Scenario::from_json(&bad).unwrap().resolve().unwrap_err();
+    assert_eq!(e.path, "topology.bottleneck.rate");
+    let bad = MINIMAL.replace(r#""rate": "1Mbps""#, r#""rate": "-1Mbps""#);
+    assert!(Scenario::from_json(&bad).is_err());
+}
+
+fn with_udp(rate: &str) -> String {
+    MINIMAL.replace(
+        r#""tcp": {"kind": "tcp"}"#,
+        &format!(r#""tcp": {{"kind": "tcp"}}, "bg": {{"kind": "udp", "rate": {rate}}}"#),
+    )
+}
+
+#[test]
+fn bad_shapes_are_rejected_with_paths() {
+    let resolve = |r: &str| Scenario::from_json(&with_udp(r)).and_then(|s| s.resolve());
+    let e =
+        resolve(r#"{"shape": "sine", "mean": "-1Mbps", "amplitude": "1Mbps", "frequency": "1Hz"}"#)
+            .unwrap_err();
+    assert_eq!(e.path, "flows.bg.rate.mean");
+    let e = resolve(r#"{"shape": "sine", "mean": 0, "amplitude": "1Mbps", "frequency": "1Hz"}"#)
+        .unwrap_err();
+    assert_eq!(e.path, "flows.bg.rate.mean");
+    let e = resolve(r#"{"shape": "sine", "mean": "1Mbps", "amplitude": "1Mbps"}"#).unwrap_err();
+    assert_eq!(e.path, "flows.bg.rate.frequency");
+    let e = resolve(r#"{"shape": "sine", "mean": "1Mbps", "amplitude": "1Mbps", "frequency": "1Hz", "offset": 3}"#).unwrap_err();
+    assert_eq!(e.path, "flows.bg.rate.offset");
+    let e = resolve(r#"{"shape": "sine", "mean": "1Mbps", "amplitude": "1Mbps", "frequency": "1Hz", "wobble": 3}"#).unwrap_err();
+    assert_eq!(e.path, "flows.bg.rate.wobble");
+    let e = resolve(r#"{"shape": "sines", "offset": "1Mbps", "components": [{"amplitude": "1Mbps", "frequency": 0}]}"#).unwrap_err();
+    assert_eq!(e.path, "flows.bg.rate.components[0].frequency");
+    let s = resolve(
+        r#"{"shape": "sine", "mean": "0.5Mbps", "amplitude": "0.5Mbps", "frequency": "0.4Hz"}"#,
+    )
+    .unwrap();
+    let again = Scenario::from_json(&s.to_json())
+        .unwrap()
+        .resolve()
+        .unwrap();
+    assert_eq!(s.to_json(), again.to_json());
+}
+
+fn resolve_with(link_extra: &str, group_extra: &str) -> Result<Scenario, ScenarioError> {
+    let text = MINIMAL
+        .replace(
+            r#""sink_access": {"rate": "10Mbps", "delay": "1ms", "buffer": 100}"#,
+            &format!(
+                r#""sink_access": {{"rate": "10Mbps", "delay": "1ms", "buffer": 100{link_extra}}}"#
+            ),
+        )
+        .replace(
+            r#""tcp": {"kind": "tcp"}"#,
+            &format!(r#""tcp": {{"kind": "tcp", "count": 8{group_extra}}}"#),
+        );
+    Scenario::from_json(&text).and_then(|s| s.resolve())
+}
+
+#[test]
+fn bad_error_models_are_rejected_with_paths() {
+    let e = |x: &str| resolve_with(&format!(r#", "errors": {x}"#), "").unwrap_err();
+    let p = "topology.sink_access.errors";
+    assert_eq!(
+        e(r#"{"model": "bernoulli", "per": 1.5}"#).path,
+        format!("{p}.per")
+    );
+    assert_eq!(e(r#"{"model": "bernoulli"}"#).path, format!("{p}.per"));
+    assert_eq!(
+        e(r#"{"model": "bernoulli", "per": 0.1, "p_gb": 0.1}"#).path,
+        format!("{p}.p_gb")
+    );
+    assert_eq!(
+        e(r#"{"model": "gilbert-elliott", "p_gb": 0.1}"#).path,
+        format!("{p}.p_bg")
+    );
+    assert_eq!(
+        e(r#"{"model": "gilbert-elliott", "p_gb": 0.1, "p_bg": 0}"#).path,
+        format!("{p}.p_bg")
+    );
+    assert_eq!(
+        e(r#"{"model": "gilbert-elliott", "p_gb": 0.1, "p_bg": 0.3, "per": 0.1}"#).path,
+        format!("{p}.per")
+    );
+    assert_eq!(
+        e(r#"{"model": "gilbert-elliott", "p_gb": 0.1, "p_bg": 0.3, "per_bad": 2}"#).path,
+        format!("{p}.per_bad")
+    );
+    let s = resolve_with(
+        r#", "errors": {"model": "gilbert-elliott", "p_gb": 0.01, "p_bg": 0.3}"#,
+        "",
+    )
+    .unwrap();
+    let ge = s.topology.sink_access.errors.unwrap();
+    assert_eq!((ge.per_good, ge.per_bad), (Some(0.0), Some(1.0)));
+    assert!((ge.loss_rate() - 0.01 / 0.31).abs() < 1e-12);
+}
+
+#[test]
+fn bad_loss_lists_are_rejected_with_paths() {
+    let e = |x: &str| resolve_with(&format!(r#", "errors": {x}"#), "").unwrap_err();
+    let p = "topology.sink_access.errors";
+    assert_eq!(e(r#"{"model": "list"}"#).path, format!("{p}.packets"));
+    assert_eq!(
+        e(r#"{"model": "bernoulli", "per": 0.1, "packets": [1]}"#).path,
+        format!("{p}.packets")
+    );
+    assert_eq!(
+        e(r#"{"model": "list", "packets": [1], "per": 0.1}"#).path,
+        format!("{p}.per")
+    );
+    let err = e(r#"{"model": "list", "packets": [3, 7, 7]}"#);
+    assert_eq!(err.path, format!("{p}.packets[2]"));
+    assert!(
+        err.message.contains("strictly increasing"),
+        "{}",
+        err.message
+    );
+    assert_eq!(
+        e(r#"{"model": "list", "packets": [3, -1]}"#)
+            .path
+            .split('.')
+            .next(),
+        Some("topology")
+    );
+    let s = resolve_with(r#", "errors": {"model": "list", "packets": []}"#, "").unwrap();
+    assert_eq!(s.topology.sink_access.errors.unwrap().packets, Some(vec![]));
+}
+
+#[test]
+fn bad_outage_schedules_are_rejected_with_paths() {
+    let e = |x: &str| resolve_with(&format!(r#", "outages": {x}"#), "").unwrap_err();
+    let p = "topology.sink_access.outages";
+    assert_eq!(
+        e(r#"{"every": "5s", "duration": "5s"}"#).path,
+        format!("{p}.duration")
+    );
+    assert_eq!(
+        e(r#"{"every": "5s", "duration": 0}"#).path,
+        format!("{p}.duration")
+    );
+    assert_eq!(e(r#"{"duration": "1s"}"#).path, p);
+    assert_eq!(
+        e(r#"{"every": "5s", "at": ["1s"], "duration": "1s"}"#).path,
+        format!("{p}.at")
+    );
+    assert_eq!(
+        e(r#"{"at": ["3s", "2s"], "duration": "1s"}"#).path,
+        format!("{p}.at[1]")
+    );
+    assert_eq!(
+        e(r#"{"at": ["3s"], "start": "1s", "duration": "1s"}"#).path,
+        format!("{p}.start")
+    );
+    assert_eq!(
+        e(r#"{"every": "5s", "duration": "1s", "distribution": "pareto"}"#).path,
+        format!("{p}.distribution")
+    );
+    // a periodic schedule starts one period in unless told; exponential
+    // durations may exceed the period (overlaps merge)
+    let s = resolve_with(
+        r#", "outages": {"every": "5s", "duration": "6s", "distribution": "exponential"}"#,
+        "",
+    )
+    .unwrap();
+    assert_eq!(
+        s.topology.sink_access.outages.unwrap().start,
+        Some(Duration(5_000_000_000))
+    );
+}
+
+#[test]
+fn bad_join_and_leave_schedules_are_rejected_with_paths() {
+    let e = |x: &str| resolve_with("", x).unwrap_err();
+    let j = r#""at": "2s", "every": "1s""#;
+    assert_eq!(
+        e(&format!(r#", "joins": {{"initial": 2, {j}, "factor": 1}}"#)).path,
+        "flows.tcp.joins.factor"
+    );
+    assert_eq!(
+        e(&format!(r#", "joins": {{"initial": 9, {j}, "factor": 2}}"#)).path,
+        "flows.tcp.joins.initial"
+    );
+    assert_eq!(
+        e(&format!(r#", "joins": {{"initial": 0, {j}, "factor": 2}}"#)).path,
+        "flows.tcp.joins.initial"
+    );
+    assert_eq!(
+        e(r#", "joins": {"initial": 2, "at": "2s", "every": 0, "factor": 2}"#).path,
+        "flows.tcp.joins.every"
+    );
+    assert_eq!(
+        e(&format!(
+            r#", "start": "3s", "joins": {{"initial": 2, {j}, "factor": 2}}"#
+        ))
+        .path,
+        "flows.tcp.joins.at"
+    );
+    assert_eq!(
+        e(&format!(r#", "leaves": {{{j}, "factor": 1}}"#)).path,
+        "flows.tcp.leaves.factor"
+    );
+    assert_eq!(
+        e(&format!(r#", "leaves": {{{j}, "factor": 0}}"#)).path,
+        "flows.tcp.leaves.factor"
+    );
+    assert_eq!(
+        e(&format!(r#", "leaves": {{{j}, "factor": 0.5, "min": 9}}"#)).path,
+        "flows.tcp.leaves.min"
+    );
+    assert_eq!(
+        e(&format!(
+            r#", "stop": "5s", "leaves": {{{j}, "factor": 0.5}}"#
+        ))
+        .path,
+        "flows.tcp.stop"
+    );
+    assert_eq!(
+        e(&format!(
+            r#", "joins": {{"initial": 2, {j}, "factor": 2}}, "leaves": {{{j}, "factor": 0.5}}"#
+        ))
+        .path,
+        "flows.tcp.leaves"
+    );
+    // a resolved leave schedule keeps stop unset, so it resolves again
+    let s = resolve_with("", &format!(r#", "leaves": {{{j}, "factor": 0.5}}"#)).unwrap();
+    assert_eq!(s.flows["tcp"].stop, None);
+    Scenario::from_json(&s.to_json())
+        .unwrap()
+        .resolve()
+        .unwrap();
+}
+
+#[test]
+fn join_and_leave_schedules_give_each_flow_its_window() {
+    let s = |x: &str| resolve_with("", x).unwrap();
+    let sec = 1_000_000_000;
+    let end = 10 * sec;
+    // 8 flows, 2 at first, doubling at 2 s and 3 s (then all 8 are in)
+    let g = s(r#", "joins": {"initial": 2, "at": "2s", "every": "1s", "factor": 2}"#).flows["tcp"]
+        .clone();
+    let starts: Vec<_> = (0..8).map(|j| g.flow_window(j, end).0 / sec).collect();
+    assert_eq!(starts, vec![0, 0, 2, 2, 3, 3, 3, 3]);
+    // 8 flows halving at 2, 3, 4 s down to the minimum of 1
+    let g = s(r#", "leaves": {"at": "2s", "every": "1s", "factor": 0.5}"#).flows["tcp"].clone();
+    let stops: Vec<_> = (0..8).map(|j| g.flow_window(j, end).1 / sec).collect();
+    assert_eq!(stops, vec![10, 4, 3, 3, 2, 2, 2, 2]);
+}
+
+#[test]
+fn new_shapes_and_apps_resolve_and_round_trip() {
+    let json = with_udp(
+        r#"{"shape": "piecewise", "points": [["0s", "1Mbps"], [2.5, 300000], ["4s", 0]], "repeat": true}"#,
+    )
+    .replace(
+        r#""tcp": {"kind": "tcp"}"#,
+        r#""tcp": {"kind": "tcp", "app": {"kind": "cbr", "rate": "1Mbps", "send_buffer": 8, "read": "125KB", "interval": "1s"}},
+           "onoff": {"kind": "udp", "send_jitter": "1ms", "rate": {"shape": "onoff", "rate": "1Mbps",
+             "on": {"distribution": "pareto", "mean": "1s", "alpha": 1.5}, "off": {"distribution": "fixed", "mean": "0.5s"}}}"#,
+    );
+    let s = Scenario::from_json(&json).unwrap().resolve().unwrap();
+    let app = s.flows["tcp"].app.unwrap();
+    assert_eq!(app.when_full, Some(WhenFull::Block));
+    assert_eq!(app.read.0, 125_000);
+    // (1 + 0.3)/2·2.5 + 0.3/2·1.5 = 1.85 Mbit per 4 s
+    let bg = s.flows["bg"].rate.as_ref().unwrap();
+    assert!((bg.mean_bps() - 1.85e6 / 4.0).abs() < 1e-6);
+    assert!((s.flows["onoff"].rate.as_ref().unwrap().mean_bps() - 1e6 / 1.5).abs() < 1e-6);
+    let again = Scenario::from_json(&s.to_json())
+        .unwrap()
+        .resolve()
+        .unwrap();
+    assert_eq!(s.to_json(), again.to_json());
+}
+
+#[test]
+fn resolved_scenario_round_trips() {
+    let s = Scenario::from_json(MINIMAL).unwrap().resolve().unwrap();
+    let again = Scenario::from_json(&s.to_json())
+        .unwrap()
+        .resolve()
+        .unwrap();
+    assert_eq!(s.to_json(), again.to_json());
+}
