@@ -209,7 +209,7 @@ fn bad_outage_schedules_are_rejected_with_paths() {
     )
     .unwrap();
     assert_eq!(
-        s.topology.sink_access.outages.unwrap().start,
+        s.topology.sink_access().outages.clone().unwrap().start,
         Some(Duration(5_000_000_000))
     );
 }
