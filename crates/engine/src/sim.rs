@@ -285,9 +285,12 @@ impl Sim {
                 (None, None) => unreachable!("a flow is TCP or UDP"),
             };
             agents.push(agent);
-            apps.push(f.app.as_ref().zip(f.tcp.as_ref()).map(|(a, t)| {
-                CbrApp::new(&a.spec(), t.payload_bytes)
-            }));
+            apps.push(
+                f.app
+                    .as_ref()
+                    .zip(f.tcp.as_ref())
+                    .map(|(a, t)| CbrApp::new(&a.spec(), t.payload_bytes)),
+            );
             flows.push(FlowInfo {
                 group: f.group.clone(),
                 kind: f.kind,
@@ -849,7 +852,10 @@ fn single_input_links(n: usize, flows: &[FlowPlan]) -> Vec<bool> {
     const AGENT: u32 = u32::MAX;
     let mut upstream: Vec<Option<u32>> = vec![None; n];
     let mut shared = vec![false; n];
-    for r in flows.iter().flat_map(|f| [&f.route.forward, &f.route.reverse]) {
+    for r in flows
+        .iter()
+        .flat_map(|f| [&f.route.forward, &f.route.reverse])
+    {
         for (hop, &l) in r.iter().enumerate() {
             let up = if hop == 0 { AGENT } else { r[hop - 1] };
             match upstream[l as usize] {

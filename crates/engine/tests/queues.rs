@@ -497,6 +497,9 @@ fn red_preset_resolves_to_paper_c_values() {
         r#""access": {"rate": "1Gbps", "delay": "1ms", "buffer": 10000, "queue": "red", "red": {"preset": "paper-c"}}"#,
     );
     let s = resolve(&acc).unwrap();
-    assert_eq!(s.topology.access().red.clone().unwrap().max_thresh, Some(8000.0));
+    assert_eq!(
+        s.topology.access().red.clone().unwrap().max_thresh,
+        Some(8000.0)
+    );
     run(&acc);
 }

@@ -190,7 +190,10 @@ impl Link {
     /// Take the link down on `schedule`'s outages, [start, end) merged and
     /// increasing (a plan's list, or a lazy `OutageSchedule`; see
     /// [`Link::outage_loses`]).
-    pub fn set_outages(&mut self, mut schedule: Box<dyn Iterator<Item = (SimTime, SimTime)> + Send>) {
+    pub fn set_outages(
+        &mut self,
+        mut schedule: Box<dyn Iterator<Item = (SimTime, SimTime)> + Send>,
+    ) {
         let (from, until) = schedule.next().unwrap_or((SimTime::MAX, SimTime::MAX));
         self.down_from = from;
         self.outages = Some(Box::new(Outages { schedule, until }));

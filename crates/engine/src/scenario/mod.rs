@@ -55,7 +55,8 @@ impl ErrorSpec {
             ErrorModelKind::GilbertElliott => {
                 let (gb, bg) = (self.p_gb.unwrap_or(0.0), self.p_bg.unwrap_or(0.0));
                 let bad = if gb + bg > 0.0 { gb / (gb + bg) } else { 0.0 };
-                (1.0 - bad) * self.per_good.unwrap_or(GE_PER_GOOD) + bad * self.per_bad.unwrap_or(GE_PER_BAD)
+                (1.0 - bad) * self.per_good.unwrap_or(GE_PER_GOOD)
+                    + bad * self.per_bad.unwrap_or(GE_PER_BAD)
             }
             // not a rate: the losses depend on how many packets arrive
             ErrorModelKind::List => 0.0,
@@ -104,10 +105,14 @@ impl Topology {
 
     /// The same links, to resolve in place.
     pub fn specs_mut(&mut self) -> impl Iterator<Item = &mut LinkSpec> {
-        [&mut self.bottleneck, &mut self.access, &mut self.sink_access]
-            .into_iter()
-            .flatten()
-            .chain(self.links.iter_mut())
+        [
+            &mut self.bottleneck,
+            &mut self.access,
+            &mut self.sink_access,
+        ]
+        .into_iter()
+        .flatten()
+        .chain(self.links.iter_mut())
     }
 
     /// The dumbbell's bottleneck (validated present for a dumbbell).
@@ -132,9 +137,11 @@ impl Topology {
     pub fn capacity_bps(&self) -> f64 {
         match self.kind {
             TopologyKind::Dumbbell => self.bottleneck().rate.0,
-            TopologyKind::Path | TopologyKind::ParkingLot => {
-                self.links.iter().map(|l| l.rate.0).fold(f64::INFINITY, f64::min)
-            }
+            TopologyKind::Path | TopologyKind::ParkingLot => self
+                .links
+                .iter()
+                .map(|l| l.rate.0)
+                .fold(f64::INFINITY, f64::min),
         }
     }
 }
@@ -185,7 +192,10 @@ impl FlowGroup {
             header_size: self.header_size.unwrap_or(HEADER_SIZE),
             packet_size: self.packet_size,
             delayed_ack: self.delayed_ack.unwrap_or(DELAYED_ACK),
-            delack_interval_ns: self.delack_interval.map(|d| d.0).unwrap_or(DELACK_INTERVAL_NS),
+            delack_interval_ns: self
+                .delack_interval
+                .map(|d| d.0)
+                .unwrap_or(DELACK_INTERVAL_NS),
         }
     }
 }

@@ -290,7 +290,6 @@ impl AppPlan {
             interval: Duration(self.interval_ns),
         }
     }
-
 }
 
 impl AppSpec {

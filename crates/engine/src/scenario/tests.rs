@@ -169,7 +169,10 @@ fn bad_loss_lists_are_rejected_with_paths() {
         Some("topology")
     );
     let s = resolve_with(r#", "errors": {"model": "list", "packets": []}"#, "").unwrap();
-    assert_eq!(s.topology.sink_access().errors.clone().unwrap().packets, Some(vec![]));
+    assert_eq!(
+        s.topology.sink_access().errors.clone().unwrap().packets,
+        Some(vec![])
+    );
 }
 
 #[test]

@@ -21,10 +21,8 @@ pub fn build(sc: &Scenario) -> Layout {
             let a = lay.duplex(format!("access[{id}]"), &access);
             let s = lay.duplex(format!("sink_access[{id}]"), &sink_access);
             // forward: access → bottleneck → sink link; reverse: the same back
-            lay.routes.push([
-                vec![a, bottleneck, s],
-                vec![s + 1, bottleneck + 1, a + 1],
-            ]);
+            lay.routes
+                .push([vec![a, bottleneck, s], vec![s + 1, bottleneck + 1, a + 1]]);
             id += 1;
         }
     }
