@@ -481,7 +481,7 @@ fn red_preset_resolves_to_paper_c_values() {
         r#""queue": "red", "red": {"preset": "paper-c", "wait": false}"#,
     ))
     .unwrap();
-    let r = s.topology.bottleneck.red.clone().unwrap();
+    let r = s.topology.bottleneck().red.clone().unwrap();
     assert_eq!(r.min_thresh, Some(30.0));
     assert_eq!(r.max_thresh, Some(40.0));
     assert_eq!(r.max_p, Some(0.1));
@@ -497,6 +497,9 @@ fn red_preset_resolves_to_paper_c_values() {
         r#""access": {"rate": "1Gbps", "delay": "1ms", "buffer": 10000, "queue": "red", "red": {"preset": "paper-c"}}"#,
     );
     let s = resolve(&acc).unwrap();
-    assert_eq!(s.topology.access.red.unwrap().max_thresh, Some(8000.0));
+    assert_eq!(
+        s.topology.access().red.clone().unwrap().max_thresh,
+        Some(8000.0)
+    );
     run(&acc);
 }

@@ -18,7 +18,7 @@ use serde::Deserialize;
 use serde_json::json;
 use tcplab_engine::net::link::{Admit, DropCause, Link, LinkSnapshot};
 use tcplab_engine::net::packet::{Kind, Packet};
-use tcplab_engine::scenario::{FlowKind, LinkSpec, Scenario};
+use tcplab_engine::scenario::{FlowKind, LinkSpec, Scenario, TopologyKind};
 use tcplab_engine::sim::{flow_times, make_link, udp_source};
 use tcplab_engine::time::{secs, Duration, SimTime};
 use tcplab_engine::traffic::udp::UdpSource;
@@ -186,7 +186,18 @@ pub fn run(cfg: EmuConfig, wait_go: impl FnOnce() -> u64) -> Result<(), String> 
         .map_err(|e| format!("scenario: {e}"))?;
     let snd = sys::tun_in_netns(&cfg.snd_ns, &cfg.tun).map_err(|e| e.to_string())?;
     let rcv = sys::tun_in_netns(&cfg.rcv_ns, &cfg.tun).map_err(|e| e.to_string())?;
-    let bn = &sc.topology.bottleneck;
+    if sc.topology.kind != TopologyKind::Dumbbell {
+        return Err(format!(
+            "topology.kind: the linux engine emulates a dumbbell's bottleneck only, not a {}",
+            sc.topology.kind_name()
+        ));
+    }
+    if let Some((name, _)) = sc.flows.iter().find(|(_, g)| g.reverse) {
+        return Err(format!(
+            "flows.{name}.reverse: the linux engine sends data one way only (sender namespace to receiver)"
+        ));
+    }
+    let bn = sc.topology.bottleneck();
     let with_delay = |extra: u64| LinkSpec {
         delay: Duration(bn.delay.0 + extra),
         ..bn.clone()
@@ -210,7 +221,7 @@ pub fn run(cfg: EmuConfig, wait_go: impl FnOnce() -> u64) -> Result<(), String> 
             let (start, stop) = times[id as usize];
             start_of.push(start);
             if g.kind == FlowKind::Udp {
-                let access = sc.topology.access.with(&g.access);
+                let access = sc.topology.access().with(&g.access);
                 udps.push(Udp {
                     src: udp_source(&sc, g, id),
                     // flow id as the link index: a stream of its own

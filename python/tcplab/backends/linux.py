@@ -129,6 +129,10 @@ def _plan(sc: dict) -> dict:
     topo = sc["topology"]
     if str(topo.get("kind", "dumbbell")) != "dumbbell":
         raise LinuxError(f"topology.kind: the linux engine emulates a dumbbell only, got {topo['kind']!r}")
+    for label, g in sc["flows"].items():
+        if g.get("reverse"):
+            raise LinuxError(f"flows.{label}.reverse: the linux engine sends data one way only "
+                             "(sender namespace to receiver namespace)")
     for name in ("access", "sink_access"):
         if topo[name].get("errors"):
             raise LinuxError(f"topology.{name}.errors: the linux engine emulates errors on the "

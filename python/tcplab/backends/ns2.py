@@ -92,7 +92,7 @@ TRACE_SERIES = ("cwnd", "inflight", "seq", "queue", "drops", "rtt")
 # meaning and is passed over.)
 _TOP_KEYS = {"name", "description", "seed", "duration", "warmup", "topology",
              "flows", "measure", "trace", "linux"}
-_TOPOLOGY_KEYS = {"kind", "bottleneck", "access", "sink_access"}
+_TOPOLOGY_KEYS = {"kind", "bottleneck", "access", "sink_access", "links"}
 _LINK_KEYS = {"rate", "delay", "buffer", "queue", "errors", "outages", "red", "threshold"}
 _ERRORS_KEYS = {"model", "per", "p_gb", "p_bg", "per_good", "per_bad", "packets"}
 _RED_KEYS = {"preset", "min_thresh", "max_thresh", "max_p", "weight", "wait", "gentle", "mode",
@@ -110,9 +110,9 @@ _TCP_KEYS = {"kind", "count", "variant", "packet_size", "alpha", "beta", "window
              "max_cwnd", "initial_cwnd", "initial_ssthresh", "initial_rto", "min_rto",
              "max_rto", "tick", "dupack_threshold", "limited_transmit", "bug_fix", "syn",
              "header_size", "delayed_ack", "delack_interval", "start", "start_jitter",
-             "stop", "joins", "leaves", "access", "sink_access", "app"}
+             "stop", "joins", "leaves", "access", "sink_access", "app", "reverse", "hops"}
 _UDP_KEYS = {"kind", "count", "packet_size", "rate", "send_jitter", "start", "start_jitter", "stop",
-             "joins", "leaves", "access", "sink_access"}
+             "joins", "leaves", "access", "sink_access", "reverse", "hops"}
 _APP_KEYS = {"kind", "rate", "send_buffer", "when_full", "read", "interval"}
 _TRACE_KEYS = {"series", "interval"}
 
@@ -235,8 +235,12 @@ class _Flow:
     cfg: dict
     start_s: float
     stop_s: float
-    access: _Link
-    sink_access: _Link
+    access: _Link | None  # None on a path (no access links)
+    sink_access: _Link | None
+    #: Parking lot: first and last bottleneck crossed (indices into `chain`).
+    hops: tuple[int, int] = (0, 0)
+    #: Data travel the topology backwards: the agent sits at the sink side.
+    reverse: bool = False
 
 
 @dataclass(frozen=True)
@@ -246,11 +250,33 @@ class _Plan:
     seed: int
     duration_s: float
     warmup_s: float
+    #: The dumbbell's bottleneck; on a path or parking lot, its slowest link
+    #: (the one the drop and queue traces would watch).
     bottleneck: _Link
     flows: tuple[_Flow, ...]
     series: tuple[str, ...]
     interval_s: float
     sample_times: tuple[float, ...]  # counter samples after t = 0, ending at duration
+    #: "dumbbell", "path" or "parking-lot".
+    topology: str = "dumbbell"
+    #: Path and parking lot: the chain of links, router i to router i + 1.
+    chain: tuple[_Link, ...] = ()
+    #: The engine's link id of every link direction by (name, direction):
+    #: the random streams of loss models (`_errors_seed`).
+    link_ids: tuple[tuple[str, str, int], ...] = ()
+
+    def link_id(self, name: str) -> int:
+        """The engine's id of link `name`'s forward direction."""
+        return next(i for n, d, i in self.link_ids if n == name and d == "forward")
+
+    @property
+    def monitored(self) -> tuple[tuple[str, _Link, str, str], ...]:
+        """(name, link, from node, to node) of every link whose counters are
+        results: the dumbbell's bottleneck, or every link of the chain."""
+        if self.topology == "dumbbell":
+            return (("bottleneck", self.bottleneck, "$r1", "$r2"),)
+        return tuple((f"link[{k}]", l, f"$r({k})", f"$r({k + 1})")
+                     for k, l in enumerate(self.chain))
 
 
 def _check_keys(d: dict, allowed: set, path: str) -> None:
@@ -366,13 +392,21 @@ def _plan(scenario: dict) -> _Plan:
 
     topo = _require(scenario, "topology", "scenario")
     _check_keys(topo, _TOPOLOGY_KEYS, "topology")
-    if str(topo.get("kind", "dumbbell")).lower() != "dumbbell":
-        raise Ns2Error(f"topology.kind: only \"dumbbell\" is exported to ns-2, got {topo['kind']!r}")
-    bottleneck = _link(_require(topo, "bottleneck", "topology"), "topology.bottleneck")
-    access_default = _require(topo, "access", "topology")
-    sink_default = _require(topo, "sink_access", "topology")
-    _check_keys(access_default, _LINK_KEYS, "topology.access")
-    _check_keys(sink_default, _LINK_KEYS, "topology.sink_access")
+    topo_kind = str(topo.get("kind", "dumbbell")).lower()
+    if topo_kind not in ("dumbbell", "path", "parking-lot"):
+        raise Ns2Error(f"topology.kind: expected dumbbell, path or parking-lot, got {topo['kind']!r}")
+    chain = tuple(_link(l, f"topology.links[{k}]") for k, l in enumerate(topo.get("links") or []))
+    if topo_kind == "dumbbell":
+        bottleneck = _link(_require(topo, "bottleneck", "topology"), "topology.bottleneck")
+    else:
+        # the slowest link (the first of equals), as the engine's "capacity"
+        bottleneck = min(chain, key=lambda l: l.rate_bps)
+    access_default = sink_default = None
+    if topo_kind != "path":
+        access_default = _require(topo, "access", "topology")
+        sink_default = _require(topo, "sink_access", "topology")
+        _check_keys(access_default, _LINK_KEYS, "topology.access")
+        _check_keys(sink_default, _LINK_KEYS, "topology.sink_access")
 
     groups = _require(scenario, "flows", "scenario")
     if not isinstance(groups, dict) or not groups:
@@ -424,18 +458,25 @@ def _plan(scenario: dict) -> _Plan:
         count = _require(g, "count", path)
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
             raise Ns2Error(f"{path}.count: expected a whole number >= 0, got {count!r}")
-        access = _merged_link(access_default, g.get("access"), f"{path}.access")
-        sink_access = _merged_link(sink_default, g.get("sink_access"), f"{path}.sink_access")
+        access = sink_access = None
+        if access_default is not None:
+            access = _merged_link(access_default, g.get("access"), f"{path}.access")
+            sink_access = _merged_link(sink_default, g.get("sink_access"), f"{path}.sink_access")
         members.extend((label, kind, g, access, sink_access) for _ in range(count))
     if not members:
         raise Ns2Error("flows: every group has count = 0; nothing to simulate")
     times = _engine_flow_times(scenario)
-    flows = [_Flow(fid, label, kind, g, *times[fid], access, sink_access)
-             for fid, (label, kind, g, access, sink_access) in enumerate(members)]
-    if bottleneck.outages:
-        raise Ns2Error("topology.bottleneck.outages: not exported to ns-2 (taking a link down "
-                       "resets its queue monitor, whose counters are the bottleneck's results); "
-                       "outages on access and sink_access links are exported")
+    last_hop = max(len(chain) - 1, 0)
+    flows = [_Flow(fid, label, fkind, g, *times[fid], access, sink_access,
+                   tuple(g.get("hops") or (0, last_hop)), bool(g.get("reverse", False)))
+             for fid, (label, fkind, g, access, sink_access) in enumerate(members)]
+    monitored = (("topology.bottleneck", bottleneck),) if topo_kind == "dumbbell" else \
+        tuple((f"topology.links[{k}]", l) for k, l in enumerate(chain))
+    for key, link in monitored:
+        if link.outages:
+            raise Ns2Error(f"{key}.outages: not exported to ns-2 (taking a link down "
+                           "resets its queue monitor, whose counters are the link's results); "
+                           "outages on access and sink_access links are exported")
 
     trace = scenario.get("trace", {}) or {}
     _check_keys(trace, _TRACE_KEYS, "trace")
@@ -445,9 +486,14 @@ def _plan(scenario: dict) -> _Plan:
             raise Ns2Error(f"trace.series: unknown series {s!r} "
                            f"(expected some of {', '.join(TRACE_SERIES)})")
     interval = parse_duration(trace.get("interval", 0.0), "trace.interval")
+    if topo_kind != "dumbbell":
+        for s in ("queue", "drops"):
+            if s in series:
+                raise Ns2Error(f"trace.series: {s!r} is exported to ns-2 for a dumbbell's "
+                               f"bottleneck only, not on a {topo_kind} (run it on the packet engine)")
 
-    # Every flow crosses the bottleneck, so no byte counter grows faster than it.
-    step = _COUNTER_SAFE_STEP * 8 / bottleneck.rate_bps
+    # No byte counter grows faster than the fastest monitored link.
+    step = _COUNTER_SAFE_STEP * 8 / max(l.rate_bps for _, l in monitored)
     times = {duration}
     if warmup > 0:
         times.add(warmup)
@@ -456,7 +502,20 @@ def _plan(scenario: dict) -> _Plan:
         times.add(k * step)
         k += 1
     return _Plan(scenario, str(scenario.get("name", "scenario")), seed, duration, warmup,
-                 bottleneck, tuple(flows), series, interval, tuple(sorted(times)))
+                 bottleneck, tuple(flows), series, interval, tuple(sorted(times)),
+                 topo_kind, chain, _engine_link_ids(scenario))
+
+
+def _engine_link_ids(scenario: dict) -> tuple[tuple[str, str, int], ...]:
+    """(name, direction, id) of every link as the packet engine numbers them."""
+    import json
+
+    from tcplab.scenario import _core
+
+    plan = _core().plan(json.dumps(scenario))
+    if isinstance(plan, str):
+        plan = json.loads(plan)
+    return tuple((l["name"], l["direction"], int(l["id"])) for l in plan["links"])
 
 
 # --------------------------------------------------------------------- Tcl export
@@ -596,7 +655,8 @@ def _tcl(plan: _Plan, progress_steps: int = 0) -> str:
     w(f"# Run: ns <this file>   (writes {COUNTERS_FILE} into the current directory)")
     w("# Buffers: tcplab counts waiting packets B; ns-2 DropTail queue-limit is B + 1, RED's is B.")
     w("# TCP packetSize_ is the payload: packet_size - 40 bytes of TCP/IP header.")
-    w(f"# Node ids: R1 = 0, R2 = 1, source of flow i = 2 + i, sink of flow i = {2 + n} + i.")
+    if plan.topology == "dumbbell":
+        w(f"# Node ids: R1 = 0, R2 = 1, source of flow i = 2 + i, sink of flow i = {2 + n} + i.")
     w("")
     w("set ns [new Simulator]")
     w("global defaultRNG")
@@ -607,17 +667,7 @@ def _tcl(plan: _Plan, progress_steps: int = 0) -> str:
     w(f"set tcp_ids {{{' '.join(map(str, tcp_ids))}}}")
     w(f"set udp_ids {{{' '.join(map(str, udp_ids))}}}")
     w(_TCL_PROCS)
-    w("# Dumbbell: src(i) -> R1 -> bottleneck -> R2 -> dst(i).")
-    w("set r1 [$ns node]")
-    w("set r2 [$ns node]")
-    w(f"for {{set i 0}} {{$i < {n}}} {{incr i}} {{ set src($i) [$ns node] }}")
-    w(f"for {{set i 0}} {{$i < {n}}} {{incr i}} {{ set dst($i) [$ns node] }}")
-    w(f"# bottleneck: {_tcl_num(bn.rate_bps)} b/s, {_tcl_num(bn.delay_s)} s, "
-      f"{bn.buffer_pkts} waiting packets")
-    out.extend(_link_tcl(bn, "$r1", "$r2"))
-    out.extend(_impairments_tcl(plan, bn, "$r1", "$r2", 0))
-    w('set qmon(bottleneck/forward) [$ns monitor-queue $r1 $r2 ""]')
-    w('set qmon(bottleneck/reverse) [$ns monitor-queue $r2 $r1 ""]')
+    out.extend(_topology_tcl(plan))
 
     # Per-group parameter lists, set on each agent before `$ns run` resets it.
     for label in sorted({f.group for f in plan.flows}):
@@ -649,11 +699,17 @@ def _tcl(plan: _Plan, progress_steps: int = 0) -> str:
     w("")
     for f in plan.flows:
         i, a, s = f.id, f.access, f.sink_access
-        w(f"# flow {i}: group {f.group!r}, start {_tcl_num(f.start_s)} s, stop {_tcl_num(f.stop_s)} s")
-        out.extend(_link_tcl(a, f"$src({i})", "$r1"))
-        out.extend(_link_tcl(s, "$r2", f"$dst({i})"))
-        out.extend(_impairments_tcl(plan, a, f"$src({i})", "$r1", 2 + 4 * i))
-        out.extend(_impairments_tcl(plan, s, "$r2", f"$dst({i})", 4 + 4 * i))
+        w(f"# flow {i}: group {f.group!r}, start {_tcl_num(f.start_s)} s, stop {_tcl_num(f.stop_s)} s"
+          + (" (reverse: data from the sink side)" if f.reverse else ""))
+        if a is not None:
+            first, last = ("$r1", "$r2") if plan.topology == "dumbbell" else \
+                (f"$r({f.hops[0]})", f"$r({f.hops[1] + 1})")
+            out.extend(_link_tcl(a, f"$src({i})", first))
+            out.extend(_link_tcl(s, last, f"$dst({i})"))
+            out.extend(_impairments_tcl(plan, a, f"$src({i})", first, plan.link_id(f"access[{i}]")))
+            out.extend(_impairments_tcl(plan, s, last, f"$dst({i})",
+                                        plan.link_id(f"sink_access[{i}]")))
+        snd, rcv = (f"$dst({i})", f"$src({i})") if f.reverse else (f"$src({i})", f"$dst({i})")
         if f.kind == "tcp":
             sender, sink_cls, delack_cls = TCP_CLASSES[f.cfg["variant"]]
             w(f"set agent({i}) [new {sender}]")
@@ -661,8 +717,8 @@ def _tcl(plan: _Plan, progress_steps: int = 0) -> str:
             w(f"$agent({i}) set fid_ {i}")
             w(f"set sink({i}) [new {delack_cls if f.cfg.get('delayed_ack') else sink_cls}]")
             w(f"tcplab_config $sink({i}) $sink_params({f.group})")
-            w(f"$ns attach-agent $src({i}) $agent({i})")
-            w(f"$ns attach-agent $dst({i}) $sink({i})")
+            w(f"$ns attach-agent {snd} $agent({i})")
+            w(f"$ns attach-agent {rcv} $sink({i})")
             w(f"$ns connect $agent({i}) $sink({i})")
             app = f.cfg.get("app")
             if app is None:
@@ -682,8 +738,8 @@ def _tcl(plan: _Plan, progress_steps: int = 0) -> str:
             w(f"tcplab_config $agent({i}) $udp_params({f.group})")
             w(f"$agent({i}) set fid_ {i}")
             w(f"set sink({i}) [new Agent/LossMonitor]")
-            w(f"$ns attach-agent $src({i}) $agent({i})")
-            w(f"$ns attach-agent $dst({i}) $sink({i})")
+            w(f"$ns attach-agent {snd} $agent({i})")
+            w(f"$ns attach-agent {rcv} $sink({i})")
             w(f"$ns connect $agent({i}) $sink({i})")
             if _trace_driven(f.cfg):
                 recs = _trace_records(plan, f)
@@ -802,6 +858,45 @@ def _playback_tcl(plan: _Plan) -> str:
             lines.append(f"foreach t {{{' '.join(_tcl_num(t) for t in times)}}} "
                          f"{{ $ns at $t \"tcplab_playback {f.id}\" }}")
     return "\n".join(lines) + "\n"
+
+
+def _topology_tcl(plan: _Plan) -> list[str]:
+    """Nodes, the shared links and their queue monitors (`qmon(name/direction)`).
+    A flow's own access and sink links are written with the flow."""
+    n = len(plan.flows)
+    out: list[str] = []
+    w = out.append
+    if plan.topology == "dumbbell":
+        bn = plan.bottleneck
+        w("# Dumbbell: src(i) -> R1 -> bottleneck -> R2 -> dst(i).")
+        w("set r1 [$ns node]")
+        w("set r2 [$ns node]")
+    else:
+        k = len(plan.chain)
+        w(f"# {plan.topology}: routers r(0) ... r({k}); links[k] joins r(k) to r(k + 1)"
+          + (", every flow from r(0) to r({k})." if plan.topology == "path"
+             else "; flow i: src(i) -> access -> r(first hop) ... r(last hop + 1) -> dst(i)."))
+        w(f"for {{set k 0}} {{$k <= {k}}} {{incr k}} {{ set r($k) [$ns node] }}")
+    if plan.topology == "path":
+        # no access links: every agent sits on the chain's end routers
+        w(f"for {{set i 0}} {{$i < {n}}} {{incr i}} {{ set src($i) $r(0); set dst($i) $r({len(plan.chain)}) }}")
+    else:
+        w(f"for {{set i 0}} {{$i < {n}}} {{incr i}} {{ set src($i) [$ns node] }}")
+        w(f"for {{set i 0}} {{$i < {n}}} {{incr i}} {{ set dst($i) [$ns node] }}")
+    for name, link, a, b in plan.monitored:
+        w(f"# {name}: {_tcl_num(link.rate_bps)} b/s, {_tcl_num(link.delay_s)} s, "
+          f"{link.buffer_pkts} waiting packets")
+        out.extend(_link_tcl(link, a, b))
+        out.extend(_impairments_tcl(plan, link, a, b, plan.link_id(name)))
+        key = _tcl_key(name)
+        w(f'set qmon({key}/forward) [$ns monitor-queue {a} {b} ""]')
+        w(f'set qmon({key}/reverse) [$ns monitor-queue {b} {a} ""]')
+    return out
+
+
+def _tcl_key(name: str) -> str:
+    """A link name as a Tcl array index ("link[0]" would be a command substitution)."""
+    return name.replace("[", ".").replace("]", "")
 
 
 def _link_tcl(link: _Link, a: str, b: str) -> list[str]:
@@ -1157,13 +1252,14 @@ def _parse(plan: _Plan, text: str, wd: Path) -> dict:
 
     measured = plan.duration_s - plan.warmup_s
     links = []
-    for direction in ("forward", "reverse"):
-        pdep, bdep, pdrops, _bdrops, _parr = series("L", f"bottleneck/{direction}")
-        links.append({
-            "name": "bottleneck", "direction": direction,
-            "drops": window(pdrops), "departures": window(pdep),
-            "utilization": window(bdep) * 8 / (plan.bottleneck.rate_bps * measured),
-        })
+    for name, link, _a, _b in plan.monitored:
+        for direction in ("forward", "reverse"):
+            pdep, bdep, pdrops, _bdrops, _parr = series("L", f"{_tcl_key(name)}/{direction}")
+            links.append({
+                "name": name, "direction": direction,
+                "drops": window(pdrops), "departures": window(pdep),
+                "utilization": window(bdep) * 8 / (link.rate_bps * measured),
+            })
 
     pkg = _package_version()
     extra = {}

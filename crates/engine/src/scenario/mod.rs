@@ -87,6 +87,71 @@ impl OutageSpec {
     }
 }
 
+impl Topology {
+    /// Every link spec of `[topology]` with its key path, in a fixed order
+    /// (bottleneck, access, sink_access, links[0], links[1], …).
+    pub fn specs(&self) -> Vec<(String, &LinkSpec)> {
+        let named = [
+            ("bottleneck", &self.bottleneck),
+            ("access", &self.access),
+            ("sink_access", &self.sink_access),
+        ];
+        let mut out: Vec<(String, &LinkSpec)> = named
+            .into_iter()
+            .filter_map(|(k, l)| l.as_ref().map(|l| (format!("topology.{k}"), l)))
+            .collect();
+        out.extend(
+            self.links
+                .iter()
+                .enumerate()
+                .map(|(i, l)| (format!("topology.links[{i}]"), l)),
+        );
+        out
+    }
+
+    /// The same links, to resolve in place.
+    pub fn specs_mut(&mut self) -> impl Iterator<Item = &mut LinkSpec> {
+        [
+            &mut self.bottleneck,
+            &mut self.access,
+            &mut self.sink_access,
+        ]
+        .into_iter()
+        .flatten()
+        .chain(self.links.iter_mut())
+    }
+
+    /// The dumbbell's bottleneck (validated present for a dumbbell).
+    pub fn bottleneck(&self) -> &LinkSpec {
+        self.bottleneck
+            .as_ref()
+            .expect("a dumbbell has a bottleneck (validated)")
+    }
+
+    /// Access links' defaults (validated present for a dumbbell or a parking lot).
+    pub fn access(&self) -> &LinkSpec {
+        self.access.as_ref().expect("access links (validated)")
+    }
+
+    /// Sink links' defaults (validated present for a dumbbell or a parking lot).
+    pub fn sink_access(&self) -> &LinkSpec {
+        self.sink_access.as_ref().expect("sink links (validated)")
+    }
+
+    /// The rate `measure.reference = "capacity"` means, bit/s: the
+    /// dumbbell's bottleneck; the slowest link of a path or parking lot.
+    pub fn capacity_bps(&self) -> f64 {
+        match self.kind {
+            TopologyKind::Dumbbell => self.bottleneck().rate.0,
+            TopologyKind::Path | TopologyKind::ParkingLot => self
+                .links
+                .iter()
+                .map(|l| l.rate.0)
+                .fold(f64::INFINITY, f64::min),
+        }
+    }
+}
+
 impl LinkSpec {
     pub fn with(&self, o: &Option<LinkOverride>) -> LinkSpec {
         let mut l = self.clone();
@@ -161,12 +226,7 @@ impl Scenario {
     pub fn resolve(mut self) -> Result<Scenario, ScenarioError> {
         self.validate()?;
         let end = self.duration;
-        let topo = &mut self.topology;
-        for l in [
-            &mut topo.bottleneck,
-            &mut topo.access,
-            &mut topo.sink_access,
-        ] {
+        for l in self.topology.specs_mut() {
             l.errors = l.errors.take().map(ErrorSpec::resolved);
             l.outages = l.outages.take().map(OutageSpec::resolved);
         }
@@ -208,11 +268,7 @@ impl Scenario {
                 }
             }
         }
-        for l in [
-            &mut self.topology.bottleneck,
-            &mut self.topology.access,
-            &mut self.topology.sink_access,
-        ] {
+        for l in self.topology.specs_mut() {
             resolve_queue(l);
         }
         // Group links inherit the resolved values; check them again at their buffers.

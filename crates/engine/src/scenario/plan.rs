@@ -433,7 +433,7 @@ pub fn red_params(spec: &RedSpec, rate_bps: f64, delay_ns: SimTime, buffer: u32)
 
 /// The reference rate (bit/s) of a resolved scenario (see [`Plan::reference_bps`]).
 fn reference_bps(sc: &Scenario) -> f64 {
-    let c = sc.topology.bottleneck.rate.0;
+    let c = sc.topology.capacity_bps();
     match sc.measure.reference.as_str() {
         "capacity" => c,
         "free" => {

@@ -94,6 +94,14 @@ pub enum TopologyKind {
     /// sources → own access link → R1 → bottleneck → R2 → own sink link → sinks.
     #[default]
     Dumbbell,
+    /// Every flow crosses one chain of links, `links[0]` first, with no
+    /// access links of its own (paper D's two-link path).
+    Path,
+    /// A chain of bottlenecks R0 → R1 → … → RK (`links`); each flow has its
+    /// own access and sink links and crosses the bottlenecks its group's
+    /// `hops` names (all of them by default): long flows and cross traffic.
+    #[serde(rename = "parking-lot")]
+    ParkingLot,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -101,12 +109,18 @@ pub enum TopologyKind {
 pub struct Topology {
     #[serde(default)]
     pub kind: TopologyKind,
-    /// The shared link R1 → R2 (and its reverse, R2 → R1, for acks).
-    pub bottleneck: LinkSpec,
-    /// Default for every source → R1 link.
-    pub access: LinkSpec,
-    /// Default for every R2 → sink link.
-    pub sink_access: LinkSpec,
+    /// Dumbbell: the shared link R1 → R2 (and its reverse, R2 → R1, for acks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bottleneck: Option<LinkSpec>,
+    /// Dumbbell and parking lot: default for every source → first router link.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access: Option<LinkSpec>,
+    /// Dumbbell and parking lot: default for every last router → sink link.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sink_access: Option<LinkSpec>,
+    /// Path and parking lot: the chain of links, in the data's direction.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<LinkSpec>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
@@ -557,6 +571,15 @@ pub struct FlowGroup {
     pub access: Option<LinkOverride>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sink_access: Option<LinkOverride>,
+    /// The group's data travel the topology backwards (sink side → source
+    /// side) and its acks forwards, sharing queues with the other flows'
+    /// acks and data (ack compression).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reverse: bool,
+    /// Parking lot: the first and last bottleneck (indices into
+    /// `topology.links`) the group's flows cross; all of them by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hops: Option<[u32; 2]>,
 
     // --- UDP ---
     #[serde(default, skip_serializing_if = "Option::is_none")]

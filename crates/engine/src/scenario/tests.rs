@@ -136,7 +136,7 @@ fn bad_error_models_are_rejected_with_paths() {
         "",
     )
     .unwrap();
-    let ge = s.topology.sink_access.errors.unwrap();
+    let ge = s.topology.sink_access().errors.clone().unwrap();
     assert_eq!((ge.per_good, ge.per_bad), (Some(0.0), Some(1.0)));
     assert!((ge.loss_rate() - 0.01 / 0.31).abs() < 1e-12);
 }
@@ -169,7 +169,10 @@ fn bad_loss_lists_are_rejected_with_paths() {
         Some("topology")
     );
     let s = resolve_with(r#", "errors": {"model": "list", "packets": []}"#, "").unwrap();
-    assert_eq!(s.topology.sink_access.errors.unwrap().packets, Some(vec![]));
+    assert_eq!(
+        s.topology.sink_access().errors.clone().unwrap().packets,
+        Some(vec![])
+    );
 }
 
 #[test]
@@ -209,7 +212,7 @@ fn bad_outage_schedules_are_rejected_with_paths() {
     )
     .unwrap();
     assert_eq!(
-        s.topology.sink_access.outages.unwrap().start,
+        s.topology.sink_access().outages.clone().unwrap().start,
         Some(Duration(5_000_000_000))
     );
 }

@@ -349,18 +349,15 @@ impl Scenario {
         if self.warmup.0 >= self.duration.0 {
             return Err(err("warmup", "must be shorter than duration"));
         }
-        check_link("topology.bottleneck", &self.topology.bottleneck, true)?;
-        check_link("topology.access", &self.topology.access, false)?;
-        check_link("topology.sink_access", &self.topology.sink_access, false)?;
-        for (which, l) in [
-            ("bottleneck", &self.topology.bottleneck),
-            ("access", &self.topology.access),
-            ("sink_access", &self.topology.sink_access),
-        ] {
+        self.check_topology()?;
+        for (which, l) in self.topology.specs() {
+            check_link(&which, l, which == "topology.bottleneck")?;
+        }
+        for (which, l) in self.topology.specs() {
             let bias = l.threshold.as_ref().and_then(|t| t.bias.as_ref());
             if let Some(g) = bias.and_then(|b| b.keys().find(|g| !self.flows.contains_key(*g))) {
                 return Err(err(
-                    format!("topology.{which}.threshold.bias.{g}"),
+                    format!("{which}.threshold.bias.{g}"),
                     format!(
                         "no flow group {g:?} (groups: {})",
                         self.flows.keys().cloned().collect::<Vec<_>>().join(", ")
@@ -389,7 +386,37 @@ impl Scenario {
                 ("access", &g.access, &self.topology.access),
                 ("sink_access", &g.sink_access, &self.topology.sink_access),
             ] {
-                check_link(&format!("{p}.{which}"), &base.with(o), false)?;
+                match base {
+                    Some(base) => check_link(&format!("{p}.{which}"), &base.with(o), false)?,
+                    None if o.is_some() => {
+                        return Err(err(
+                            format!("{p}.{which}"),
+                            format!(
+                                "a {} has no {which} links (only a dumbbell or a parking lot)",
+                                self.topology.kind_name()
+                            ),
+                        ))
+                    }
+                    None => {}
+                }
+            }
+            if let Some([first, last]) = g.hops {
+                let k = self.topology.links.len() as u32;
+                if self.topology.kind != TopologyKind::ParkingLot {
+                    return Err(err(
+                        format!("{p}.hops"),
+                        "only a parking lot's flows choose their bottlenecks",
+                    ));
+                }
+                if first > last || last >= k {
+                    return Err(err(
+                        format!("{p}.hops"),
+                        format!(
+                            "must be [first, last] bottleneck indices with first ≤ last < {k} \
+                             (the number of topology.links), got [{first}, {last}]"
+                        ),
+                    ));
+                }
             }
             match g.kind {
                 FlowKind::Udp => {
@@ -723,4 +750,52 @@ pub(crate) fn check_queue(path: &str, l: &LinkSpec) -> Result<(), ScenarioError>
         }
     }
     Ok(())
+}
+
+impl Topology {
+    /// The kind's name as a scenario spells it.
+    pub fn kind_name(&self) -> &'static str {
+        match self.kind {
+            TopologyKind::Dumbbell => "dumbbell",
+            TopologyKind::Path => "path",
+            TopologyKind::ParkingLot => "parking-lot",
+        }
+    }
+}
+
+impl Scenario {
+    /// Each topology kind has the keys it needs and none it would ignore.
+    fn check_topology(&self) -> Result<(), ScenarioError> {
+        let t = &self.topology;
+        let kind = t.kind_name();
+        let (needs, refuses): (&[&str], &[&str]) = match t.kind {
+            TopologyKind::Dumbbell => (&["bottleneck", "access", "sink_access"], &["links"]),
+            TopologyKind::Path => (&["links"], &["bottleneck", "access", "sink_access"]),
+            TopologyKind::ParkingLot => (&["links", "access", "sink_access"], &["bottleneck"]),
+        };
+        let has = |k: &str| match k {
+            "bottleneck" => t.bottleneck.is_some(),
+            "access" => t.access.is_some(),
+            "sink_access" => t.sink_access.is_some(),
+            _ => !t.links.is_empty(),
+        };
+        if let Some(k) = needs.iter().find(|k| !has(k)) {
+            let example = if *k == "links" {
+                "links = [{ rate = \"10Mbps\", delay = \"2ms\", buffer = 100 }, …]"
+            } else {
+                "{ rate = \"10Mbps\", delay = \"5ms\", buffer = 100 }"
+            };
+            return Err(err(
+                format!("topology.{k}"),
+                format!("a {kind} needs it, e.g. {example}"),
+            ));
+        }
+        if let Some(k) = refuses.iter().find(|k| has(k)) {
+            return Err(err(
+                format!("topology.{k}"),
+                format!("a {kind} has no such key (it needs {})", needs.join(", ")),
+            ));
+        }
+        Ok(())
+    }
 }

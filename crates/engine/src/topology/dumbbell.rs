@@ -12,11 +12,11 @@ use crate::scenario::Scenario;
 pub fn build(sc: &Scenario) -> Layout {
     let topo = &sc.topology;
     let mut lay = Layout::default();
-    let bottleneck = lay.duplex("bottleneck".into(), &topo.bottleneck);
+    let bottleneck = lay.duplex("bottleneck".into(), topo.bottleneck());
     let mut id = 0u32;
     for g in sc.flows.values() {
-        let access = topo.access.with(&g.access);
-        let sink_access = topo.sink_access.with(&g.sink_access);
+        let access = topo.access().with(&g.access);
+        let sink_access = topo.sink_access().with(&g.sink_access);
         for _ in 0..g.count {
             let a = lay.duplex(format!("access[{id}]"), &access);
             let s = lay.duplex(format!("sink_access[{id}]"), &sink_access);

@@ -8,6 +8,8 @@
 //! it needs, and one arm in [`build`].
 
 pub mod dumbbell;
+pub mod parking_lot;
+pub mod path;
 
 use crate::scenario::{LinkSpec, Scenario, TopologyKind};
 
@@ -51,9 +53,28 @@ impl Layout {
     }
 }
 
-/// Lay out the scenario's topology.
+/// Lay out the scenario's topology. A flow of a `reverse` group sends its
+/// data along the builder's reverse route and its acks along the forward
+/// one, on any topology.
 pub fn build(sc: &Scenario) -> Layout {
-    match sc.topology.kind {
+    let mut lay = match sc.topology.kind {
         TopologyKind::Dumbbell => dumbbell::build(sc),
+        TopologyKind::Path => path::build(sc),
+        TopologyKind::ParkingLot => parking_lot::build(sc),
+    };
+    let mut routes = lay.routes.iter_mut();
+    for g in sc.flows.values() {
+        for route in routes.by_ref().take(g.count as usize) {
+            if g.reverse {
+                route.swap(0, 1);
+            }
+        }
     }
+    lay
+}
+
+/// The reverse direction of a route of forward link ids: the same duplex
+/// links walked back (a duplex link's reverse direction is id + 1).
+fn back(forward: &[u32]) -> Vec<u32> {
+    forward.iter().rev().map(|l| l + 1).collect()
 }

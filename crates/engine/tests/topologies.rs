@@ -1,0 +1,254 @@
+//! Facts about the topologies other than the dumbbell: a path (a chain of
+//! links every flow crosses), a parking lot (bottlenecks in a row, long and
+//! cross flows) and reverse-direction flows (data against the acks).
+
+mod common;
+use common::*;
+use tcplab_engine::sim::RunOutput;
+
+fn link<'a>(out: &'a RunOutput, name: &str, direction: &str) -> &'a tcplab_engine::sim::LinkResult {
+    out.summary
+        .links
+        .iter()
+        .find(|l| l.name == name && l.direction == direction)
+        .unwrap_or_else(|| panic!("no link {name} {direction}"))
+}
+
+#[test]
+fn a_path_of_the_dumbbells_three_links_is_the_dumbbell_for_one_flow() {
+    // One flow of a dumbbell crosses exactly three links: its access link,
+    // the bottleneck, its sink link. A path of those three links is the same
+    // network; with nothing random on the links (DropTail, no errors) and
+    // the flow's own random stream (its clock's boot offset) unchanged, the
+    // run must be the same packet for packet, only the link ids differ.
+    for v in ["tahoe", "reno", "sack"] {
+        let flows = format!(r#""tcp": {{"kind": "tcp", "variant": "{v}", "packet_size": 512}}"#);
+        let dumbbell = format!(
+            r#"{{"duration": "120s", "warmup": "0s", "seed": 3,
+            "topology": {{
+                "bottleneck": {{"rate": "1.5Mbps", "delay": "276ms", "buffer": 20}},
+                "access": {{"rate": "10Mbps", "delay": "2ms", "buffer": 1000}},
+                "sink_access": {{"rate": "10Mbps", "delay": "2ms", "buffer": 1000}}}},
+            "flows": {{ {flows} }} }}"#
+        );
+        let path = format!(
+            r#"{{"duration": "120s", "warmup": "0s", "seed": 3,
+            "topology": {{"kind": "path", "links": [
+                {{"rate": "10Mbps", "delay": "2ms", "buffer": 1000}},
+                {{"rate": "1.5Mbps", "delay": "276ms", "buffer": 20}},
+                {{"rate": "10Mbps", "delay": "2ms", "buffer": 1000}}]}},
+            "flows": {{ {flows} }} }}"#
+        );
+        let (d, p) = (run(&dumbbell), run(&path));
+        let (fd, fp) = (&d.summary.flows[0], &p.summary.flows[0]);
+        assert_eq!(fd.delivered_packets, fp.delivered_packets, "{v}");
+        assert_eq!(fd.sent_packets, fp.sent_packets, "{v}");
+        assert_eq!(fd.retransmissions, fp.retransmissions, "{v}");
+        assert_eq!(fd.timeouts, fp.timeouts, "{v}");
+        assert_eq!(fd.drops, fp.drops, "{v}");
+        assert!(fd.drops > 0, "{v}: the small buffer must overflow");
+        let (bd, bp) = (
+            link(&d, "bottleneck", "forward"),
+            link(&p, "link[1]", "forward"),
+        );
+        assert_eq!((bd.arrivals, bd.drops), (bp.arrivals, bp.drops), "{v}");
+    }
+}
+
+#[test]
+fn a_two_link_path_is_limited_by_its_slower_link() {
+    // Paper D's path without a third hop: 10 Mb/s then 1.5 Mb/s. The slow
+    // link is the bottleneck: with a buffer above the bandwidth-delay
+    // product (≈ 205 packets of 512 bytes) it is kept busy, and it drops;
+    // the fast link, fed at the source's pace, never drops.
+    let json = r#"{"duration": "200s", "warmup": "20s",
+        "topology": {"kind": "path", "links": [
+            {"rate": "10Mbps", "delay": "2ms", "buffer": 1000},
+            {"rate": "1.5Mbps", "delay": "278ms", "buffer": 250}]},
+        "flows": {"tcp": {"kind": "tcp", "variant": "reno", "packet_size": 512}}}"#;
+    let out = run(json);
+    let slow = link(&out, "link[1]", "forward");
+    let fast = link(&out, "link[0]", "forward");
+    assert!(slow.utilization > 0.9, "slow link {}", slow.utilization);
+    assert_eq!(fast.drops, 0);
+    assert!(fast.utilization < 0.16, "fast link {}", fast.utilization);
+    // goodput is the slow link's share of payload: 1.5 Mb/s × 472/512 × utilization
+    let f = &out.summary.flows[0];
+    let expect = 1.5e6 * 472.0 / 512.0 * slow.utilization;
+    assert!(
+        (f.goodput_bps - expect).abs() / expect < 0.02,
+        "{} vs {expect}",
+        f.goodput_bps
+    );
+}
+
+/// A two-bottleneck parking lot: one long flow group over both, one cross
+/// group per bottleneck. Cross flows' access links are 10 ms longer, so
+/// every flow has the same round-trip propagation delay (2 × 30 ms).
+fn parking_lot(variant: &str, long: u32, seed: u64) -> String {
+    format!(
+        r#"{{"duration": "300s", "warmup": "30s", "seed": {seed},
+        "topology": {{"kind": "parking-lot",
+            "links": [{{"rate": "10Mbps", "delay": "10ms", "buffer": 50}},
+                      {{"rate": "10Mbps", "delay": "10ms", "buffer": 50}}],
+            "access": {{"rate": "100Mbps", "delay": "5ms", "buffer": 1000}},
+            "sink_access": {{"rate": "100Mbps", "delay": "5ms", "buffer": 1000}}}},
+        "flows": {{
+            "a_long": {{"kind": "tcp", "variant": "{variant}", "count": {long}, "start_jitter": "2s"}},
+            "cross0": {{"kind": "tcp", "variant": "{variant}", "hops": [0, 0], "start_jitter": "2s",
+                        "access": {{"delay": "15ms"}}}},
+            "cross1": {{"kind": "tcp", "variant": "{variant}", "hops": [1, 1], "start_jitter": "2s",
+                        "access": {{"delay": "15ms"}}}}}}}}"#
+    )
+}
+
+#[test]
+fn on_a_parking_lot_the_long_flow_gets_less_than_each_cross_flow() {
+    // With equal RTTs, a flow crossing two congested links sees both links'
+    // losses and so gets less than a flow crossing one (the
+    // multi-bottleneck penalty of AIMD; max-min fairness would give all
+    // three 5 Mb/s). Three seeds, each must show it: the effect is large
+    // (the long flow's share is well under a half of each link).
+    for seed in 1..=3 {
+        let out = run(&parking_lot("reno", 1, seed));
+        let g: Vec<f64> = out.summary.flows.iter().map(|f| f.goodput_bps).collect();
+        let (long, c0, c1) = (g[0], g[1], g[2]);
+        assert!(
+            long < c0 && long < c1,
+            "seed {seed}: long {long}, cross {c0} {c1}"
+        );
+        for i in 0..2 {
+            let l = link(&out, &format!("link[{i}]"), "forward");
+            assert!(
+                l.utilization > 0.9,
+                "seed {seed}: link[{i}] {}",
+                l.utilization
+            );
+        }
+        // each link carries the long flow and its own cross flow, nothing else
+        let b0 = link(&out, "link[0]", "forward").departures;
+        let b1 = link(&out, "link[1]", "forward").departures;
+        assert!(b0 > 0 && b1 > 0);
+    }
+}
+
+#[test]
+fn cross_flows_cross_only_their_own_bottleneck() {
+    // Routes as data: a cross flow of hops [1, 1] never touches link[0].
+    let json =
+        parking_lot("sack", 1, 1).replace(r#""count": 1,"#, r#""count": 1, "stop": "0.5s","#);
+    let out = run(&json);
+    // the long flow stops sending new data at 0.5 s; after that only cross0
+    // uses link[0] and only cross1 uses link[1]: both still full
+    assert!(link(&out, "link[0]", "forward").utilization > 0.9);
+    assert!(link(&out, "link[1]", "forward").utilization > 0.9);
+    let g: Vec<f64> = out.summary.flows.iter().map(|f| f.goodput_bps).collect();
+    assert!(g[1] > 8e6 && g[2] > 8e6, "{g:?}");
+}
+
+#[test]
+fn a_reverse_flow_sends_its_data_on_the_reverse_direction() {
+    // Alone, a reverse flow fills the bottleneck's reverse direction with
+    // data; the forward direction carries its 40-byte acks only.
+    let flows = r#""back": {"kind": "tcp", "variant": "reno", "reverse": true}"#;
+    let out = run(&dumbbell("1Mbps", "5ms", 40, "5ms", flows, "200s", "20s"));
+    let rev = link(&out, "bottleneck", "reverse");
+    let fwd = link(&out, "bottleneck", "forward");
+    assert!(rev.utilization > 0.99, "reverse {}", rev.utilization);
+    assert!(fwd.utilization < 0.05, "forward {}", fwd.utilization);
+    let f = &out.summary.flows[0];
+    assert!((f.goodput_bps / 1e6 - 0.96 * rev.utilization).abs() < 0.01);
+}
+
+#[test]
+fn two_way_traffic_lowers_both_directions_utilization() {
+    // One flow each way over a 1 Mb/s bottleneck: each direction's queue
+    // holds the other flow's acks behind its own data, so acks arrive at
+    // the sender in bursts and the windows move in phase with the other
+    // direction's queue (ack compression: Zhang, Shenker and Clark, "The
+    // effects of two-way traffic", SIGCOMM 1991): neither direction stays
+    // full as one flow alone keeps it. Three seeds of start jitter.
+    for seed in 1..=3 {
+        let two_way = r#""fwd": {"kind": "tcp", "variant": "reno", "start_jitter": "1s"},
+                       "rev": {"kind": "tcp", "variant": "reno", "start_jitter": "1s", "reverse": true}"#;
+        let seeded = |json: String| json.replace(r#""seed": 1,"#, &format!(r#""seed": {seed},"#));
+        let out = run(&seeded(dumbbell(
+            "1Mbps", "5ms", 20, "5ms", two_way, "300s", "30s",
+        )));
+        let fwd_only = r#""fwd": {"kind": "tcp", "variant": "reno", "start_jitter": "1s"}"#;
+        let one_way = run(&seeded(dumbbell(
+            "1Mbps", "5ms", 20, "5ms", fwd_only, "300s", "30s",
+        )));
+        let alone = link(&one_way, "bottleneck", "forward").utilization;
+        assert!(alone > 0.99, "seed {seed}: one way {alone}");
+        assert_eq!(
+            link(&one_way, "bottleneck", "reverse").drops,
+            0,
+            "acks alone never fill a queue"
+        );
+        for d in ["forward", "reverse"] {
+            let u = link(&out, "bottleneck", d).utilization;
+            assert!(u < 0.9 && u > 0.3, "seed {seed}: {d} utilization {u}");
+        }
+        // the reverse flow's data fill the reverse direction, not the forward one
+        let r = &out.summary.flows[1];
+        let rev = link(&out, "bottleneck", "reverse");
+        assert!(r.throughput_bps < rev.utilization * 1e6 * 1.001);
+    }
+}
+
+#[test]
+fn topology_keys_are_checked_per_kind() {
+    let bad = [
+        (
+            r#"{"kind": "path", "links": [{"rate": "1Mbps", "delay": "1ms", "buffer": 5}],
+               "bottleneck": {"rate": "1Mbps", "delay": "1ms", "buffer": 5}}"#,
+            "topology.bottleneck",
+        ),
+        (r#"{"kind": "path"}"#, "topology.links"),
+        (
+            r#"{"kind": "parking-lot", "links": [{"rate": "1Mbps", "delay": "1ms", "buffer": 5}]}"#,
+            "topology.access",
+        ),
+        (
+            r#"{"bottleneck": {"rate": "1Mbps", "delay": "1ms", "buffer": 5},
+               "access": {"rate": "1Mbps", "delay": "1ms", "buffer": 5}}"#,
+            "topology.sink_access",
+        ),
+    ];
+    for (topo, key) in bad {
+        let json = format!(
+            r#"{{"duration": "1s", "topology": {topo}, "flows": {{"t": {{"kind": "tcp"}}}}}}"#
+        );
+        let e = tcplab_engine::sim::run_json(&json).err().expect(key);
+        assert_eq!(e.path, key, "{topo}: {e}");
+    }
+    let path_with_hops = r#"{"duration": "1s",
+        "topology": {"kind": "path", "links": [{"rate": "1Mbps", "delay": "1ms", "buffer": 5}]},
+        "flows": {"t": {"kind": "tcp", "hops": [0, 0]}}}"#;
+    assert_eq!(
+        tcplab_engine::sim::run_json(path_with_hops)
+            .err()
+            .unwrap()
+            .path,
+        "flows.t.hops"
+    );
+    let out_of_range = parking_lot("reno", 1, 1).replace("[1, 1]", "[1, 2]");
+    assert_eq!(
+        tcplab_engine::sim::run_json(&out_of_range)
+            .err()
+            .unwrap()
+            .path,
+        "flows.cross1.hops"
+    );
+    let access_on_path = r#"{"duration": "1s",
+        "topology": {"kind": "path", "links": [{"rate": "1Mbps", "delay": "1ms", "buffer": 5}]},
+        "flows": {"t": {"kind": "tcp", "access": {"delay": "3ms"}}}}"#;
+    assert_eq!(
+        tcplab_engine::sim::run_json(access_on_path)
+            .err()
+            .unwrap()
+            .path,
+        "flows.t.access"
+    );
+}
