@@ -89,6 +89,21 @@ def test_threshold_dropper_claim_runs_packet_simulations(tmp_path, capsys):
     assert v["window_drop_correlation"] < 0.2
 
 
+def test_a_claim_ns2_cannot_run_is_not_run_on_that_engine_and_the_rest_goes_on(tmp_path, capsys):
+    # ns-2 has no threshold dropper: C8 is refused before any run (the export
+    # checks each point first), with the reason; C1 (a model claim) still runs.
+    code, _, err = run(capsys, "parallel-aimd", "--claims", "C1,C8", "--engine", "ns2", "--tiny",
+                       "--out", str(tmp_path))
+    assert code == 0, err
+    rows = {r["id"]: r for r in json.loads((tmp_path / "parallel-aimd" / "claims.json").read_text())}
+    assert rows["C8"]["verdict"] == "not-run"
+    assert rows["C8"]["measured"] == "not run on this engine"
+    assert "threshold dropper" in rows["C8"]["note"] and "ns2" in rows["C8"]["note"]
+    assert rows["C1"]["verdict"] in ("reproduced", "partly", "not-reproduced")
+    page = (tmp_path / "parallel-aimd" / "index.html").read_text()
+    assert "not run on this engine" in page
+
+
 def test_unknown_claim_id_exits_2(tmp_path, capsys):
     code, _, err = run(capsys, "all", "--claims", "C99", "--out", str(tmp_path))
     assert code == 2

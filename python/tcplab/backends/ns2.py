@@ -51,7 +51,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from tcplab.errors import UserError
+from tcplab.errors import EngineCannotRun, UserError
 from tcplab.units import parse_duration, parse_rate
 
 __all__ = [
@@ -134,6 +134,11 @@ def _trace_driven(g: dict) -> bool:
 class Ns2Error(UserError):
     """ns-2 is missing or failed, or the scenario uses something the export
     cannot express in ns-2."""
+
+
+class Ns2CannotRun(Ns2Error, EngineCannotRun):
+    """A scenario the packet engine runs but ns-2 has no counterpart for (or the
+    export does not write): not the user's mistake, a limit of this engine."""
 
 
 # --------------------------------------------------------------------------- units
@@ -257,7 +262,7 @@ def _check_keys(d: dict, allowed: set, path: str) -> None:
     unknown = sorted(set(d) - allowed)
     if unknown:
         where = f"{path}." if path else ""
-        raise Ns2Error(f"{where}{unknown[0]}: not supported by the ns-2 export "
+        raise Ns2CannotRun(f"{where}{unknown[0]}: not supported by the ns-2 export "
                        f"(it knows {', '.join(sorted(allowed))})")
 
 
@@ -272,10 +277,10 @@ def _link(params: dict, path: str) -> _Link:
     _check_keys(params, _LINK_KEYS, path)
     queue = str(params.get("queue", "droptail")).lower()
     if queue == "threshold":
-        raise Ns2Error(f"{path}.queue: the threshold dropper (paper C) has no ns-2 counterpart; "
+        raise Ns2CannotRun(f"{path}.queue: the threshold dropper (paper C) has no ns-2 counterpart; "
                        "run it with the packet engine (engine = \"packet\")")
     if queue not in ("droptail", "red"):
-        raise Ns2Error(f"{path}.queue: {queue!r} is not exported to ns-2 "
+        raise Ns2CannotRun(f"{path}.queue: {queue!r} is not exported to ns-2 "
                        "(it knows \"droptail\" and \"red\")")
     for sub in ("red", "threshold"):
         if params.get(sub) is not None and queue != sub:
@@ -311,7 +316,7 @@ def _link(params: dict, path: str) -> _Link:
                 raise Ns2Error(f"{path}.errors.packets: expected strictly increasing arrival "
                                "numbers in [0, 2^31 - 1) (ns-2's ListErrorModel counts in an int)")
         else:
-            raise Ns2Error(f"{path}.errors.model: {model!r} is not exported to ns-2 (it knows "
+            raise Ns2CannotRun(f"{path}.errors.model: {model!r} is not exported to ns-2 (it knows "
                            "\"bernoulli\", as ErrorModel with unit pkt, \"gilbert-elliott\", "
                            "as ErrorModel/MultiState with packet transitions, and \"list\", as "
                            "ErrorModel/List with unit pkt)")
@@ -365,7 +370,7 @@ def _plan(scenario: dict) -> _Plan:
     topo = _require(scenario, "topology", "scenario")
     _check_keys(topo, _TOPOLOGY_KEYS, "topology")
     if str(topo.get("kind", "dumbbell")).lower() != "dumbbell":
-        raise Ns2Error(f"topology.kind: only \"dumbbell\" is exported to ns-2, got {topo['kind']!r}")
+        raise Ns2CannotRun(f"topology.kind: only \"dumbbell\" is exported to ns-2, got {topo['kind']!r}")
     bottleneck = _link(_require(topo, "bottleneck", "topology"), "topology.bottleneck")
     access_default = _require(topo, "access", "topology")
     sink_default = _require(topo, "sink_access", "topology")
@@ -399,9 +404,9 @@ def _plan(scenario: dict) -> _Plan:
             if app is not None:
                 _check_keys(app, _APP_KEYS, f"{path}.app")
                 if app.get("kind") != "cbr":
-                    raise Ns2Error(f"{path}.app.kind: only \"cbr\" is exported to ns-2")
+                    raise Ns2CannotRun(f"{path}.app.kind: only \"cbr\" is exported to ns-2")
                 if app.get("when_full") == "drop":
-                    raise Ns2Error(f"{path}.app.when_full: \"drop\" is not exported to ns-2 (its "
+                    raise Ns2CannotRun(f"{path}.app.when_full: \"drop\" is not exported to ns-2 (its "
                                    "TCP agent has no send buffer that could refuse a write); "
                                    "\"block\" is, as window_ = min(window, send_buffer)")
         elif kind == "udp":
@@ -411,7 +416,7 @@ def _plan(scenario: dict) -> _Plan:
                 raise Ns2Error(f"{path}.rate.file: read the trace into points first "
                                "(tcplab.load_scenario does)")
             if isinstance(rate, dict) and rate.get("shape") not in _TRACE_DRIVEN_SHAPES:
-                raise Ns2Error(f"{path}.rate: rate shape {rate.get('shape')!r} is not exported "
+                raise Ns2CannotRun(f"{path}.rate: rate shape {rate.get('shape')!r} is not exported "
                                f"to ns-2 (it plays {', '.join(_TRACE_DRIVEN_SHAPES)} from a "
                                "trace file, and constant rates with CBR)")
             size = _require(g, "packet_size", path)
@@ -431,7 +436,7 @@ def _plan(scenario: dict) -> _Plan:
     flows = [_Flow(fid, label, kind, g, *times[fid], access, sink_access)
              for fid, (label, kind, g, access, sink_access) in enumerate(members)]
     if bottleneck.outages:
-        raise Ns2Error("topology.bottleneck.outages: not exported to ns-2 (taking a link down "
+        raise Ns2CannotRun("topology.bottleneck.outages: not exported to ns-2 (taking a link down "
                        "resets its queue monitor, whose counters are the bottleneck's results); "
                        "outages on access and sink_access links are exported")
 
@@ -751,7 +756,7 @@ def _impairments_tcl(plan: _Plan, link: _Link, a: str, b: str, link_index: int) 
             lines.append(f"# outages: {len(intervals)} (the packet engine's schedule)")
         for start_ns, end_ns in intervals:
             if start_ns == 0:
-                raise Ns2Error("an outage at 0 s is not exported to ns-2 (rtmodel cannot "
+                raise Ns2CannotRun("an outage at 0 s is not exported to ns-2 (rtmodel cannot "
                                "schedule an event at time 0); start outages later")
             lines.append(f"$ns rtmodel-at {_tcl_num(start_ns / 1e9)} down {a} {b}")
             if end_ns / 1e9 < plan.duration_s:

@@ -10,7 +10,9 @@ series as the paper) and returns the verdict with the measured numbers.
     >>> from tcplab.reproduce import reproduce
     >>> verdicts = reproduce("triple-slowstart", claims=["D3"], out="reports")
 
-Verdicts are ``reproduced``, ``partly`` or ``not-reproduced``. A claim whose
+Verdicts are ``reproduced``, ``partly`` or ``not-reproduced``; ``not-run`` ("not run
+on this engine") when the chosen engine cannot run a claim's scenario (ns-2 has no
+threshold dropper), with the reason, and the other claims go on. A claim whose
 mechanism the engine does not have yet (RED, the threshold-dropper) declares
 ``requires``; while the schema rejects it, the claim is reported as
 ``not-reproduced`` with the reason, and it fills in by itself once the engine
@@ -33,9 +35,12 @@ from typing import Callable
 
 import pandas as pd
 
-from tcplab.errors import UserError
+from tcplab.errors import EngineCannotRun, UserError
 
-VERDICTS = ("reproduced", "partly", "not-reproduced")
+VERDICTS = ("reproduced", "partly", "not-reproduced", "not-run")
+#: what the report prints for "not-run": the claim's scenario uses a mechanism this
+#: engine does not have (`tcplab.errors.EngineCannotRun`); the reason is the note
+NOT_RUN = "not run on this engine"
 MODES = ("quick", "full", "tiny")  # tiny: for tests only (seconds)
 
 #: paper slug → module. The order is the report's.
@@ -186,6 +191,9 @@ class Context:
         sw = parse_sweep(data)
         where = self.cache / "sweeps" / name
         planned = plan(sw)
+        for p in planned:
+            if p.scenario is not None:
+                _check_engine_runs(engine, p.scenario)
         stored = Store(where).statuses() if (where / "store").is_dir() else {}
         todo = {p.key for p in planned} - {k for k, s in stored.items() if s == "ok"}
         if todo and self.progress is not None:
@@ -217,6 +225,7 @@ class Context:
         sc = apply_overrides(sc, overrides)
         sc = apply_overrides(sc, [("trace.series", list(trace))])
         resolved = resolve(sc)
+        _check_engine_runs(engine, resolved)
         key = point_key(resolved, engine, engine_version(engine))
         where = self.cache / "runs" / key
         if (where / "run.json").is_file():
@@ -323,6 +332,15 @@ def _id_order(i: str):
     return (i[0], int(i[1:]) if i[1:].isdigit() else 0)
 
 
+def _check_engine_runs(engine: str, resolved: dict) -> None:
+    """Raise `EngineCannotRun` if `engine` cannot run this (valid) scenario, before
+    any run: ns-2's export refuses what ns-2 has no counterpart for."""
+    if engine == "ns2":
+        from tcplab.backends.ns2 import export_tcl
+
+        export_tcl(resolved)
+
+
 def run_claim(claim: Claim, ctx: Context) -> Verdict:
     t0 = time.perf_counter()
     missing = [(f, why) for f in claim.requires if (why := feature_missing(f))]
@@ -332,7 +350,10 @@ def run_claim(claim: Claim, ctx: Context) -> Verdict:
                       f"needs {names} in the packet engine (issue 5); the schema rejects it today "
                       f"({missing[0][1]}). The run is declared in the claim and fills in once the engine has it.")
     else:
-        out = claim.check(ctx)
+        try:
+            out = claim.check(ctx)
+        except EngineCannotRun as exc:
+            out = Outcome("not-run", NOT_RUN, f"engine {ctx.engine}: {exc}")
     root = ctx.root / "data"
     for name, df in out.data.items():
         root.mkdir(parents=True, exist_ok=True)

@@ -15,7 +15,7 @@ h1 { font-size: 1.5em } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1
 table { border-collapse: collapse; margin: 1em 0 } td, th { border: 1px solid #ccc; padding: 4px 8px; vertical-align: top; text-align: left }
 th { background: #f4f4f4 } .v { font-weight: 600; padding: 2px 8px; border-radius: 4px; white-space: nowrap }
 .reproduced { background: #d8f0d8; color: #185818 } .partly { background: #fbeec8; color: #6b4d00 }
-.not-reproduced { background: #f6d5d5; color: #7a1b1b } .pending { background: #e6e6e6; color: #555 }
+.not-reproduced { background: #f6d5d5; color: #7a1b1b } .not-run { background: #e6e6e6; color: #555 } .pending { background: #e6e6e6; color: #555 }
 figure { margin: 1em 0 } figure img { max-width: 100%; border: 1px solid #eee } figcaption { font-size: .85em; color: #555 }
 .claim { margin-bottom: 2.5em } dl { display: grid; grid-template-columns: 9em 1fr; gap: .3em 1em } dt { font-weight: 600; color: #555 }
 code { background: #f4f4f4; padding: 0 3px }
@@ -33,7 +33,8 @@ def _code(s: str) -> str:
 
 
 def badge(verdict: str) -> str:
-    return f'<span class="v {_e(verdict)}">{_e(verdict)}</span>'
+    text = "not run on this engine" if verdict == "not-run" else verdict
+    return f'<span class="v {_e(verdict)}">{_e(text)}</span>'
 
 
 def _page(title: str, body: str) -> str:
@@ -42,7 +43,7 @@ def _page(title: str, body: str) -> str:
 
 
 def counts(rows: list[dict]) -> dict[str, int]:
-    out = {"reproduced": 0, "partly": 0, "not-reproduced": 0}
+    out = {"reproduced": 0, "partly": 0, "not-reproduced": 0, "not-run": 0}
     for r in rows:
         out[r["verdict"]] = out.get(r["verdict"], 0) + 1
     return out
@@ -73,8 +74,9 @@ def write_paper(paper, rows: list[dict], ctx, wall_s: float) -> Path:
         b.append("</div>")
     c = counts(rows)
     b.append("<h2>Summary</h2>")
-    b.append(f"<p>{c['reproduced']} reproduced, {c['partly']} partly, {c['not-reproduced']} not reproduced "
-             f"of {len(rows)} claims.</p>")
+    b.append(f"<p>{c['reproduced']} reproduced, {c['partly']} partly, {c['not-reproduced']} not reproduced"
+             + (f", {c['not-run']} not run on this engine" if c["not-run"] else "")
+             + f" of {len(rows)} claims.</p>")
     if paper.summary:
         b.append(f"<p>{_code(paper.summary)}</p>")
     for r in rows:
@@ -103,20 +105,20 @@ def write_index(out: Path) -> Path:
     b = ["<h1>tcplab reproduce</h1>",
          "<p>Each paper's claims (see <code>../shared/PAPERS.md</code>), with a figure and a verdict "
          "(reproduced / partly / not-reproduced) against the paper's statement.</p>",
-         "<table><tr><th>paper</th><th>claims</th><th>reproduced</th><th>partly</th><th>not reproduced</th></tr>"]
+         "<table><tr><th>paper</th><th>claims</th><th>reproduced</th><th>partly</th><th>not reproduced</th><th>not run on its engine</th></tr>"]
     sections = []
     letter_of = {v: k for k, v in LETTERS.items()}
     for slug in PAPERS:
         f = out / slug / "claims.json"
         title = load_paper(slug).title
         if not f.is_file():
-            b.append(f"<tr><td>{letter_of[slug]}: {_e(slug)} — {_e(title)}</td><td colspan=4>"
+            b.append(f"<tr><td>{letter_of[slug]}: {_e(slug)} — {_e(title)}</td><td colspan=5>"
                      f"<span class=\"v pending\">not run</span></td></tr>")
             continue
         rows = json.loads(f.read_text())
         c = counts(rows)
         b.append(f'<tr><td><a href="{slug}/index.html">{letter_of[slug]}: {_e(slug)}</a> — {_e(title)}</td>'
-                 f"<td>{len(rows)}</td><td>{c['reproduced']}</td><td>{c['partly']}</td><td>{c['not-reproduced']}</td></tr>")
+                 f"<td>{len(rows)}</td><td>{c['reproduced']}</td><td>{c['partly']}</td><td>{c['not-reproduced']}</td><td>{c['not-run']}</td></tr>")
         sections.append(f'<h2><a href="{slug}/index.html">{letter_of[slug]}: {_e(title)}</a></h2>'
                         + verdict_table(rows, link=True, prefix=f"{slug}/index.html"))
     b.append("</table>")
