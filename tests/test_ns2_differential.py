@@ -114,3 +114,43 @@ def test_identical_loss_lists_give_identical_runs(variant, extra, per):
     pkt, ns2 = both(_loss_list_scenario(variant, per, extra))
     cols = ["delivered_packets", "retransmissions"]
     assert pkt.flows[cols].values.tolist() == ns2.flows[cols].values.tolist(), (variant, extra, per)
+
+
+def _rto_cap_scenario(max_rto):
+    """One Reno flow losing a fifth of its packets (a fixed list, as above):
+    retransmissions are lost again, so timeouts back off repeatedly and the
+    cap on the backed-off RTO decides when the next one fires. `tick_seed`
+    places the clock ticks as ns-2 does, so RTT samples round alike."""
+    sc = _loss_list_scenario("reno", 0.2)
+    sc["flows"]["tcp"].update({"max_rto": max_rto, "tick_seed": 1})
+    sc["trace"] = {"series": ["cwnd"]}
+    return sc
+
+
+def _cwnd_changes(res):
+    import numpy as np
+
+    c = res.traces["tcp"] if "tcp" in res.traces else res.traces["cwnd"]
+    keep = (c["cwnd"].diff() != 0) | (c["ssthresh"].diff() != 0)
+    return c.loc[keep, "t"].to_numpy(float), np.round(c.loc[keep, "cwnd"].to_numpy(float), 3)
+
+
+def test_max_rto_bounds_the_backed_off_timeout_as_ns2_does():
+    """Issue 19 (5c): ns-2's rtt_timeout() clamps RTO·backoff to maxrto_ after the
+    min-RTO floor, and rtt_backoff() keeps doubling while the clamped value is below
+    maxrto_ (or the backoff below 64). With the same losses and the same tick phase
+    the two engines run event for event alike — every cwnd change at the same
+    instant (to 20 µs, ns-2's printed precision) — with and without a cap, and the
+    cap does move the run (so this compares the bound, not a run it never reaches)."""
+    import numpy as np
+
+    cols = ["delivered_packets", "retransmissions", "timeouts"]
+    outcomes = {}
+    for cap in ["60s", "1s", "0.5s"]:
+        pkt, ns2 = both(_rto_cap_scenario(cap))
+        assert pkt.flows[cols].values.tolist() == ns2.flows[cols].values.tolist(), cap
+        (t1, w1), (t2, w2) = _cwnd_changes(pkt), _cwnd_changes(ns2)
+        assert len(t1) == len(t2), (cap, len(t1), len(t2))
+        assert np.abs(t1 - t2).max() < 2e-5 and np.abs(w1 - w2).max() < 2e-3, cap
+        outcomes[cap] = pkt.flows[cols].values.tolist()
+    assert outcomes["60s"] != outcomes["1s"] != outcomes["0.5s"]

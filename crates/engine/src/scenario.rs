@@ -1093,6 +1093,12 @@ pub struct FlowGroup {
     /// RTT clock granularity (ns-2 `tcpTick_` 0.01 s).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tick: Option<Duration>,
+    /// Place the clock ticks as ns-2 does after `$defaultRNG seed K`: flow j
+    /// of the group (from 0) gets ns-2's `boot_time_` for seed K + j
+    /// (`tcp::rtt::ns2_boot_time_s`); the ns-2 export reseeds and resets each
+    /// agent the same way. Unset: an offset drawn from the scenario seed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tick_seed: Option<u32>,
     /// Duplicate acks that trigger fast retransmit (ns-2 `numdupacks_` 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dupack_threshold: Option<u32>,
@@ -1317,6 +1323,7 @@ pub struct TcpParams {
     pub min_rto_ns: SimTime,
     pub max_rto_ns: SimTime,
     pub tick_ns: SimTime,
+    pub tick_seed: Option<u32>,
     pub dupack_threshold: u32,
     pub limited_transmit: bool,
     pub bug_fix: bool,
@@ -1342,6 +1349,7 @@ impl FlowGroup {
             min_rto_ns: self.min_rto.map(|d| d.0).unwrap_or(200_000_000),
             max_rto_ns: self.max_rto.map(|d| d.0).unwrap_or(60_000_000_000),
             tick_ns: self.tick.map(|d| d.0).unwrap_or(10_000_000),
+            tick_seed: self.tick_seed,
             dupack_threshold: self.dupack_threshold.unwrap_or(3),
             limited_transmit: self.limited_transmit.unwrap_or(true),
             bug_fix: self.bug_fix.unwrap_or(true),
@@ -1520,6 +1528,7 @@ impl Scenario {
                         ("min_rto", g.min_rto.is_some()),
                         ("max_rto", g.max_rto.is_some()),
                         ("tick", g.tick.is_some()),
+                        ("tick_seed", g.tick_seed.is_some()),
                         ("dupack_threshold", g.dupack_threshold.is_some()),
                         ("limited_transmit", g.limited_transmit.is_some()),
                         ("bug_fix", g.bug_fix.is_some()),
@@ -1604,6 +1613,15 @@ impl Scenario {
                     }
                     if t.min_rto_ns > t.max_rto_ns {
                         return Err(err(format!("{p}.min_rto"), "must not exceed max_rto"));
+                    }
+                    if let Some(k) = t.tick_seed {
+                        // ns-2's RNG takes raw seeds in 1..2^31-1; flow j uses k + j
+                        if k == 0 || k as u64 + g.count.max(1) as u64 > (1u64 << 31) - 1 {
+                            return Err(err(
+                                format!("{p}.tick_seed"),
+                                "must be at least 1, and tick_seed + count at most 2^31 - 1",
+                            ));
+                        }
                     }
                 }
             }

@@ -10,6 +10,7 @@ use crate::record::{Recorder, Table};
 use crate::rng::{stream, Rng};
 use crate::scenario::{ErrorModelKind, FlowKind, LinkSpec, Scenario, Selection, Variant};
 use crate::sched::{Event, Scheduler};
+use crate::tcp::rtt::ns2_boot_time_s;
 use crate::tcp::sender::TcpSender;
 use crate::tcp::sink::TcpSink;
 use crate::time::{secs, SimTime};
@@ -243,7 +244,7 @@ impl Sim {
         for (name, g) in &sc.flows {
             let access = topo.access.with(&g.access);
             let sink_access = topo.sink_access.with(&g.sink_access);
-            for _ in 0..g.count {
+            for j in 0..g.count {
                 let base = links.len() as u32;
                 for (spec, nm) in [(&access, "access"), (&sink_access, "sink_access")] {
                     let n = links.len();
@@ -268,9 +269,14 @@ impl Sim {
                         if let Some(cap) = g.app.as_ref().and_then(CbrApp::window_cap) {
                             p.window = p.window.min(cap);
                         }
-                        let mut boot =
-                            Rng::stream(sc.seed, stream::FLOW_START, 1_000_000 + id as u64);
-                        let boot_time_s = boot.uniform() * secs(p.tick_ns);
+                        let boot_time_s = match p.tick_seed {
+                            Some(k) => ns2_boot_time_s(k + j, secs(p.tick_ns)),
+                            None => {
+                                Rng::stream(sc.seed, stream::FLOW_START, 1_000_000 + id as u64)
+                                    .uniform()
+                                    * secs(p.tick_ns)
+                            }
+                        };
                         Agent::Tcp {
                             snd: Box::new(TcpSender::new(id, p, boot_time_s)),
                             sink: TcpSink::new(

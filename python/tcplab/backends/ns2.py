@@ -106,7 +106,7 @@ _RED_PINNED = (("setbit_", "false"), ("use_mark_p_", "true"), ("mark_p_", "0.1")
                ("ns1_compat_", "false"), ("doubleq_", "false"), ("summarystats_", "false"))
 _TCP_KEYS = {"kind", "count", "variant", "packet_size", "alpha", "beta", "window",
              "max_cwnd", "initial_cwnd", "initial_ssthresh", "initial_rto", "min_rto",
-             "max_rto", "tick", "dupack_threshold", "limited_transmit", "bug_fix", "syn",
+             "max_rto", "tick", "tick_seed", "dupack_threshold", "limited_transmit", "bug_fix", "syn",
              "header_size", "delayed_ack", "delack_interval", "start", "start_jitter",
              "stop", "joins", "leaves", "access", "sink_access", "app"}
 _UDP_KEYS = {"kind", "count", "packet_size", "rate", "send_jitter", "start", "start_jitter", "stop",
@@ -647,8 +647,10 @@ def _tcl(plan: _Plan) -> str:
             w(f"set cbr_params({label}) {{packetSize_ {size} rate_ {_tcl_num(rate)} random_ 0}}")
 
     w("")
+    in_group: dict[str, int] = {}
     for f in plan.flows:
         i, a, s = f.id, f.access, f.sink_access
+        j = in_group[f.group] = in_group.get(f.group, -1) + 1
         w(f"# flow {i}: group {f.group!r}, start {_tcl_num(f.start_s)} s, stop {_tcl_num(f.stop_s)} s")
         out.extend(_link_tcl(a, f"$src({i})", "$r1"))
         out.extend(_link_tcl(s, "$r2", f"$dst({i})"))
@@ -664,6 +666,12 @@ def _tcl(plan: _Plan) -> str:
             w(f"$ns attach-agent $src({i}) $agent({i})")
             w(f"$ns attach-agent $dst({i}) $sink({i})")
             w(f"$ns connect $agent({i}) $sink({i})")
+            if f.cfg.get("tick_seed") is not None:
+                # boot_time_ is not a Tcl variable: an agent's reset draws it from the
+                # default RNG, so reseed and reset it at 0 s, before anything is sent
+                # (the packet engine computes the same draw: tcp::rtt::ns2_boot_time_s).
+                k = int(f.cfg["tick_seed"]) + j
+                w(f'$ns at 0 "$defaultRNG seed {k}; $agent({i}) reset"')
             app = f.cfg.get("app")
             if app is None:
                 w(f"set app({i}) [$agent({i}) attach-app FTP]")
