@@ -201,7 +201,10 @@ mod tests {
             (2147483646, 7.564584e-01),
         ] {
             let got = ns2_boot_time_s(k, 1.0);
-            assert!((got - want).abs() <= 5e-7 * want, "seed {k}: {got} vs {want}");
+            assert!(
+                (got - want).abs() <= 5e-7 * want,
+                "seed {k}: {got} vs {want}"
+            );
         }
     }
 
