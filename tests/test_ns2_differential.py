@@ -34,9 +34,15 @@ def both(scenario, overrides=()):
     return [tcplab.run(scenario, engine=e, overrides=list(overrides)) for e in ("packet", "ns2")]
 
 
+#: TCP default profiles (issue 19): ns-2 2.35's and the paper era's (before May 2001);
+#: the ns-2 export writes the resolved values, so ns-2 2.35 runs the era's defaults too
+PROFILES = ["ns2-2.35", "ns2-2001"]
+
+
+@pytest.mark.parametrize("profile", PROFILES)
 @pytest.mark.parametrize("variant", ["tahoe", "reno", "newreno", "sack"])
-def test_single_flow_per_variant_agrees(variant):
-    pkt, ns2 = both(SINGLE, [f"flows.tcp.variant={variant}"])
+def test_single_flow_per_variant_agrees(variant, profile):
+    pkt, ns2 = both(SINGLE, [f"flows.tcp.variant={variant}", f"flows.tcp.profile={profile}"])
     g1, g2 = pkt.metrics["normalized_goodput"], ns2.metrics["normalized_goodput"]
     assert g1 == pytest.approx(g2, rel=0.01), (variant, g1, g2)
     # the loss process agrees too: same number of drops within a handful
@@ -50,9 +56,11 @@ def test_n_sack_flows_over_droptail_agree(n):
     assert g1 == pytest.approx(g2, rel=0.03), (n, g1, g2)
 
 
+@pytest.mark.parametrize("profile", PROFILES)
 @pytest.mark.parametrize("buffer", [19, 20, 22])
-def test_tahoe_on_the_satellite_path_agrees(buffer):
-    pkt, ns2 = both("scenarios/d-tahoe-satellite.toml", [f"topology.bottleneck.buffer={buffer}", "duration=300s"])
+def test_tahoe_on_the_satellite_path_agrees(buffer, profile):
+    pkt, ns2 = both("scenarios/d-tahoe-satellite.toml", [f"topology.bottleneck.buffer={buffer}", "duration=300s",
+                                                         f"flows.tahoe.profile={profile}"])
     g1, g2 = pkt.metrics["normalized_goodput"], ns2.metrics["normalized_goodput"]
     assert g1 == pytest.approx(g2, rel=0.01), (buffer, g1, g2)
     assert pkt.flows["retransmissions"].sum() == pytest.approx(ns2.flows["retransmissions"].sum(), rel=0.05)

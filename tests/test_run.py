@@ -134,3 +134,23 @@ def test_tick_seed_places_the_clock_ticks_and_bad_values_name_the_key():
     udp["flows"]["u"] = {"kind": "udp", "rate": "100kbps", "tick_seed": 3}
     with pytest.raises(UserError, match=r"flows\.u\.tick_seed"):
         tcplab.run(udp)
+
+
+def test_profile_ns2_2001_starts_from_the_paper_eras_defaults_and_a_set_key_wins():
+    from tcplab.scenario import resolve
+
+    era = resolve(small(**{"flows.tcp.profile": "ns2-2001"}))["flows"]["tcp"]
+    assert (era["initial_cwnd"], era["syn"], era["limited_transmit"]) == (1, False, False)
+    assert (era["tick"], era["min_rto"], era["initial_rto"], era["max_rto"]) == ("100ms", "0s", "6s", "64s")
+    now = resolve(small())["flows"]["tcp"]
+    assert (now["initial_cwnd"], now["tick"], now["max_rto"]) == (2, "10ms", "60s")
+    assert "profile" not in now  # unset stays unset: keys of existing results do not move
+    # a paper's own value beats the profile's
+    paper = resolve(small(**{"flows.tcp.profile": "ns2-2001", "flows.tcp.tick": "0.5s"}))["flows"]["tcp"]
+    assert paper["tick"] == "500ms"
+    with pytest.raises(UserError, match=r"flows\.tcp\.profile"):
+        resolve(small(**{"flows.tcp.profile": "ns2-1999"}))
+    udp = small()
+    udp["flows"]["u"] = {"kind": "udp", "rate": "100kbps", "profile": "ns2-2001"}
+    with pytest.raises(UserError, match=r"flows\.u\.profile"):
+        resolve(udp)

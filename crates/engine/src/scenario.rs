@@ -6,6 +6,7 @@
 //! Defaults follow ns-2 2.35 (`tcl/lib/ns-default.tcl`) wherever the papers
 //! depend on them; each says where it comes from.
 
+use crate::tcp::profiles::Profile;
 use crate::time::{Bytes, Duration, Freq, Rate, SimTime};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -1062,6 +1063,10 @@ pub struct FlowGroup {
     // --- TCP (None until resolved; rejected for UDP) ---
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variant: Option<Variant>,
+    /// Whose defaults the keys below start from: "ns2-2.35" (unset) or
+    /// "ns2-2001" (`crate::tcp::profiles`); a key set here always wins.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<Profile>,
     /// Additive increase, packets per RTT (ns-2 `increase_num_` 1.0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alpha: Option<f64>,
@@ -1337,23 +1342,24 @@ pub struct TcpParams {
 impl FlowGroup {
     /// The resolved TCP parameters (call after [`Scenario::resolve`]).
     pub fn tcp_params(&self) -> TcpParams {
+        let d = self.profile.unwrap_or_default().defaults();
         TcpParams {
             variant: self.variant.unwrap_or(Variant::Reno),
             alpha: self.alpha.unwrap_or(1.0),
             beta: self.beta.unwrap_or(0.5),
             window: self.window.unwrap_or(DEFAULT_WINDOW),
             max_cwnd: self.max_cwnd.unwrap_or(0),
-            initial_cwnd: self.initial_cwnd.unwrap_or(2),
+            initial_cwnd: self.initial_cwnd.unwrap_or(d.initial_cwnd),
             initial_ssthresh: self.initial_ssthresh.unwrap_or(0),
-            initial_rto_ns: self.initial_rto.map(|d| d.0).unwrap_or(3_000_000_000),
-            min_rto_ns: self.min_rto.map(|d| d.0).unwrap_or(200_000_000),
-            max_rto_ns: self.max_rto.map(|d| d.0).unwrap_or(60_000_000_000),
-            tick_ns: self.tick.map(|d| d.0).unwrap_or(10_000_000),
+            initial_rto_ns: self.initial_rto.map(|x| x.0).unwrap_or(d.initial_rto_ns),
+            min_rto_ns: self.min_rto.map(|x| x.0).unwrap_or(d.min_rto_ns),
+            max_rto_ns: self.max_rto.map(|x| x.0).unwrap_or(d.max_rto_ns),
+            tick_ns: self.tick.map(|x| x.0).unwrap_or(d.tick_ns),
             tick_seed: self.tick_seed,
             dupack_threshold: self.dupack_threshold.unwrap_or(3),
-            limited_transmit: self.limited_transmit.unwrap_or(true),
+            limited_transmit: self.limited_transmit.unwrap_or(d.limited_transmit),
             bug_fix: self.bug_fix.unwrap_or(true),
-            syn: self.syn.unwrap_or(true),
+            syn: self.syn.unwrap_or(d.syn),
             header_size: self.header_size.unwrap_or(40),
             packet_size: self.packet_size,
             delayed_ack: self.delayed_ack.unwrap_or(false),
@@ -1518,6 +1524,7 @@ impl Scenario {
                     }
                     let tcp_only = [
                         ("variant", g.variant.is_some()),
+                        ("profile", g.profile.is_some()),
                         ("alpha", g.alpha.is_some()),
                         ("beta", g.beta.is_some()),
                         ("window", g.window.is_some()),

@@ -104,7 +104,7 @@ _RED_PINNED = (("setbit_", "false"), ("use_mark_p_", "true"), ("mark_p_", "0.1")
                ("adaptive_", "0"), ("cautious_", "0"), ("feng_adaptive_", "0"),
                ("drop_tail_", "true"), ("drop_front_", "false"), ("drop_rand_", "false"),
                ("ns1_compat_", "false"), ("doubleq_", "false"), ("summarystats_", "false"))
-_TCP_KEYS = {"kind", "count", "variant", "packet_size", "alpha", "beta", "window",
+_TCP_KEYS = {"kind", "count", "variant", "profile", "packet_size", "alpha", "beta", "window",
              "max_cwnd", "initial_cwnd", "initial_ssthresh", "initial_rto", "min_rto",
              "max_rto", "tick", "tick_seed", "dupack_threshold", "limited_transmit", "bug_fix", "syn",
              "header_size", "delayed_ack", "delack_interval", "start", "start_jitter",
