@@ -41,6 +41,10 @@ VERDICTS = ("reproduced", "partly", "not-reproduced", "not-run")
 #: what the report prints for "not-run": the claim's scenario uses a mechanism this
 #: engine does not have (`tcplab.errors.EngineCannotRun`); the reason is the note
 NOT_RUN = "not run on this engine"
+#: TCP default profiles (`crates/engine/src/tcp/profiles.rs`): `--profile ns2-2001` runs
+#: every TCP group that names none with the paper era's ns-2 defaults
+PROFILES = ("ns2-2.35", "ns2-2001")
+DEFAULT_PROFILE = "ns2-2.35"
 MODES = ("quick", "full", "tiny")  # tiny: for tests only (seconds)
 
 #: paper slug → module. The order is the report's.
@@ -157,9 +161,11 @@ class Context:
     """
 
     def __init__(self, paper: Paper, out: Path, mode: str, engine: str, jobs: int | None = None,
-                 progress=None):
+                 progress=None, profile: str = DEFAULT_PROFILE):
         self.paper = paper
-        self.root = Path(out) / paper.slug
+        self.profile = profile
+        # the era profile's verdicts sit beside the default ones, in their own folder
+        self.root = Path(out) / paper.slug / ("" if profile == DEFAULT_PROFILE else profile)
         self.mode = mode
         self.engine = engine
         self.jobs = jobs
@@ -185,6 +191,7 @@ class Context:
         from tcplab.sweep import Store, parse_sweep, plan, run_sweep
 
         engine = engine or self.engine
+        scenario = self._profiled(scenario)
         data = {"name": f"{self.paper.slug}-{name}", "engine": engine, "replications": replications,
                 "scenario": str(_repo_path(scenario)) if isinstance(scenario, str) else scenario,
                 "set": set or {}, "axes": axes}
@@ -222,6 +229,7 @@ class Context:
 
         engine = engine or self.engine
         sc = read_toml(_repo_path(scenario)) if isinstance(scenario, str) else dict(scenario)
+        sc = self._profiled(sc)
         sc = apply_overrides(sc, overrides)
         sc = apply_overrides(sc, [("trace.series", list(trace))])
         resolved = resolve(sc)
@@ -237,6 +245,19 @@ class Context:
         cr = CachedRun(res.scenario, res.metrics, res.flows, res.links, canonical(res.traces, res.links))
         cr.save(where)
         return cr
+
+    def _profiled(self, scenario):
+        """The scenario with the context's TCP profile on every TCP group that names
+        none (a scenario's own profile, like any key it sets, wins); unchanged under
+        the default profile, so default results and their cache keys do not move."""
+        if self.profile == DEFAULT_PROFILE:
+            return scenario
+        from tcplab.scenario import read_toml
+
+        sc = read_toml(_repo_path(scenario)) if isinstance(scenario, str) else dict(scenario)
+        sc["flows"] = {name: ({**g, "profile": self.profile} if g.get("kind", "tcp") == "tcp" and "profile" not in g
+                              else g) for name, g in sc.get("flows", {}).items()}
+        return sc
 
     def fluid(self, **kwargs):
         """tcplab.fluid(...) — milliseconds, so not cached."""
@@ -380,13 +401,16 @@ def _plain(v):
 
 
 def reproduce(paper: str, claims: list[str] | None = None, mode: str = "quick", engine: str = "packet",
-              out: str | Path = "reports", jobs: int | None = None, progress=None) -> list[Verdict]:
+              out: str | Path = "reports", jobs: int | None = None, progress=None,
+              profile: str = DEFAULT_PROFILE) -> list[Verdict]:
     """Check the claims of one paper; write out/<paper>/{claims.json,index.html,*.png,*.svg,data/}.
     Returns the verdicts (empty if the paper is not written yet or no claim was selected)."""
     from tcplab.reproduce import report
 
     if mode not in MODES:
         raise UserError(f"mode: expected one of {', '.join(MODES)}, got {mode!r}")
+    if profile not in PROFILES:
+        raise UserError(f"--profile: expected one of {', '.join(PROFILES)}, got {profile!r}")
     p = load_paper(paper)
     if p is None:
         return []
@@ -397,7 +421,7 @@ def reproduce(paper: str, claims: list[str] | None = None, mode: str = "quick", 
         chosen = [c for c in chosen if engine in c.engines]
     if not chosen:
         return []
-    ctx = Context(p, Path(out), mode, engine, jobs, progress)
+    ctx = Context(p, Path(out), mode, engine, jobs, progress, profile)
     ctx.root.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     task = progress.add_task(p.slug, total=len(chosen), claim="") if progress is not None else None

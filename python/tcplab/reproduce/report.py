@@ -54,13 +54,14 @@ def write_paper(paper, rows: list[dict], ctx, wall_s: float) -> Path:
     b = [f"<p><a href=\"../index.html\">← all papers</a></p>",
          f"<h1>Paper {paper.letter}: {_e(paper.title)}</h1>",
          f"<p>Source: <code>{_e(paper.source)}</code> (see <code>../shared/PAPERS.md</code>). "
-         f"Mode <b>{_e(ctx.mode)}</b>, engine <b>{_e(ctx.engine)}</b>, this run {wall_s:.0f} s, "
+         f"Mode <b>{_e(ctx.mode)}</b>, engine <b>{_e(ctx.engine)}</b>, TCP profile "
+         f"<b>{_e(getattr(ctx, 'profile', 'ns2-2.35'))}</b>, this run {wall_s:.0f} s, "
          f"written {_dt.datetime.now().strftime('%Y-%m-%d %H:%M')}. Machine-readable verdicts: "
          f"<a href=\"claims.json\">claims.json</a>; data: <code>data/*.parquet</code>.</p>",
          "<h2>Setup</h2><table><tr><th>parameter</th><th>value</th></tr>"]
     b += [f"<tr><td>{_e(k)}</td><td>{_code(v)}</td></tr>" for k, v in paper.setup]
     b.append("</table>")
-    b.append("<h2>Verdicts</h2>" + verdict_table(rows, link=True))
+    b.append("<h2>Verdicts</h2>" + verdict_table(rows, link=True, other=_other_profile(ctx)))
     for r in rows:
         b.append(f'<div class="claim" id="{_e(r["id"])}"><h2>{_e(r["id"])} — {_e(r.get("title", ""))} '
                  f'{badge(r["verdict"])}</h2><dl>'
@@ -87,12 +88,36 @@ def write_paper(paper, rows: list[dict], ctx, wall_s: float) -> Path:
     return path
 
 
-def verdict_table(rows: list[dict], link: bool = False, prefix: str = "") -> str:
-    out = ["<table><tr><th>claim</th><th>verdict</th><th>measured</th><th>paper</th></tr>"]
+def _other_profile(ctx):
+    """(label, {id: row}) of the other TCP profile's verdicts for this paper and engine,
+    if a run wrote them (`reproduce --profile`), else None."""
+    from tcplab.reproduce import DEFAULT_PROFILE, PROFILES
+
+    here = getattr(ctx, "profile", DEFAULT_PROFILE)
+    other = next(p for p in PROFILES if p != here)
+    base = ctx.root if here == DEFAULT_PROFILE else ctx.root.parent
+    f = base / ("" if other == DEFAULT_PROFILE else other) / "claims.json"
+    if not f.is_file():
+        return None
+    try:
+        return other, {r["id"]: r for r in json.loads(f.read_text())}
+    except (json.JSONDecodeError, KeyError, TypeError):
+        return None
+
+
+def verdict_table(rows: list[dict], link: bool = False, prefix: str = "", other=None) -> str:
+    """One row per claim; `other` = (profile, {id: row}) adds that profile's verdict and
+    value beside this one's (a claim it did not run shows "—")."""
+    extra = f"<th>{_e(other[0])} verdict</th><th>{_e(other[0])} measured</th>" if other else ""
+    out = [f"<table><tr><th>claim</th><th>verdict</th><th>measured</th>{extra}<th>paper</th></tr>"]
     for r in rows:
         cid = _e(r["id"])
         name = f'<a href="{prefix}#{cid}">{cid}</a>' if link else cid
-        out.append(f"<tr><td>{name}</td><td>{badge(r['verdict'])}</td><td>{_code(r['measured'])}</td>"
+        cells = ""
+        if other:
+            o = other[1].get(r["id"])
+            cells = (f"<td>{badge(o['verdict'])}</td><td>{_code(o['measured'])}</td>" if o else "<td>—</td><td>—</td>")
+        out.append(f"<tr><td>{name}</td><td>{badge(r['verdict'])}</td><td>{_code(r['measured'])}</td>{cells}"
                    f"<td>{_e(r['paper'])}</td></tr>")
     out.append("</table>")
     return "".join(out)
