@@ -164,15 +164,15 @@ def test_max_rto_bounds_the_backed_off_timeout_as_ns2_does():
     assert outcomes["60s"] != outcomes["1s"] != outcomes["0.5s"]
 
 
-def _paper_a(access_rate):
-    """Paper A (one Reno flow against a 5 Hz sine UDP background, every link 1 Mb/s)
+def _paper_a(access_rate, frequency="5Hz", profile="ns2-2.35"):
+    """Paper A (one Reno flow against a sine UDP background, every link 1 Mb/s)
     for 60 s, with the TCP clock phase fixed (tick_seed) so nothing random remains."""
     from tcplab.scenario import apply_overrides, read_toml
 
     sc = apply_overrides(read_toml("scenarios/a-sine-background.toml"),
-                         [("duration", "60s"), ("warmup", "1s"), ("flows.background.rate.frequency", "5Hz"),
+                         [("duration", "60s"), ("warmup", "1s"), ("flows.background.rate.frequency", frequency),
                           ("flows.tcp.tick_seed", 1), ("topology.access.rate", access_rate),
-                          ("trace.series", ["cwnd"])])
+                          ("flows.tcp.profile", profile), ("trace.series", ["cwnd"])])
     return both(sc)
 
 
@@ -183,14 +183,20 @@ def _event_exact(pkt, ns2):
     return len(t1) == len(t2) and np.abs(t1 - t2).max() < 2e-5 and np.abs(w1 - w2).max() < 2e-3
 
 
-def test_paper_a_runs_event_for_event_as_ns2_when_no_two_events_tie():
+@pytest.mark.parametrize("profile,frequency", [("ns2-2.35", "0.4Hz"), ("ns2-2.35", "5Hz"),
+                                               ("ns2-2001", "0.1Hz"), ("ns2-2001", "0.4Hz"),
+                                               ("ns2-2001", "5Hz")])
+def test_paper_a_runs_event_for_event_as_ns2_when_no_two_events_tie(profile, frequency):
     """Issue 19 (item 3): with the tick phase matched, paper A's run is ns-2's event
     for event — every cwnd change at the same instant, the same drops, timeouts and
     retransmissions — as long as no arrival at the bottleneck falls on the instant a
     departure ends. Access links 0.1% faster than the 1 Mb/s bottleneck keep them apart
-    (the next test shows the tie)."""
+    (the next test shows the tie). Under the era profile this found two export and
+    engine mismatches without a SYN: ns-2 keeps delay_growth_ on (now written with
+    syn_) and sends packet 0 without its header bytes (now so in both). At 0.1 Hz
+    under 2.35's defaults the run still parts from ns-2's (not yet explained)."""
     cols = ["delivered_packets", "retransmissions", "timeouts"]
-    pkt, ns2 = _paper_a("1.001Mbps")
+    pkt, ns2 = _paper_a("1.001Mbps", frequency, profile)
     tcp = lambda r: r.flows.loc[r.flows["kind"] == "tcp", cols].values.tolist()  # noqa: E731
     assert tcp(pkt) == tcp(ns2)
     assert pkt.metrics["bottleneck_drops"] == ns2.metrics["bottleneck_drops"] > 0

@@ -885,6 +885,10 @@ def _tcp_params(g: dict, path: str) -> list[tuple[str, str]]:
         ("numdupacks_", num("dupack_threshold", 1)),
         ("singledup_", flag("limited_transmit")),
         ("syn_", flag("syn")),
+        # the packet engine restarts from the initial window after packet 0's ack
+        # exactly when it sends a SYN: ns-2's delay_growth_, which changed with syn_
+        # (both true since 2001/5/17); 2.35 alone would keep it true without syn_
+        ("delay_growth_", flag("syn")),
         ("bugFix_", flag("bug_fix") if "bug_fix" in g else "1"),
     ]
 
