@@ -34,9 +34,15 @@ def both(scenario, overrides=()):
     return [tcplab.run(scenario, engine=e, overrides=list(overrides)) for e in ("packet", "ns2")]
 
 
+#: TCP default profiles (issue 19): ns-2 2.35's and the paper era's (before May 2001);
+#: the ns-2 export writes the resolved values, so ns-2 2.35 runs the era's defaults too
+PROFILES = ["ns2-2.35", "ns2-2001"]
+
+
+@pytest.mark.parametrize("profile", PROFILES)
 @pytest.mark.parametrize("variant", ["tahoe", "reno", "newreno", "sack"])
-def test_single_flow_per_variant_agrees(variant):
-    pkt, ns2 = both(SINGLE, [f"flows.tcp.variant={variant}"])
+def test_single_flow_per_variant_agrees(variant, profile):
+    pkt, ns2 = both(SINGLE, [f"flows.tcp.variant={variant}", f"flows.tcp.profile={profile}"])
     g1, g2 = pkt.metrics["normalized_goodput"], ns2.metrics["normalized_goodput"]
     assert g1 == pytest.approx(g2, rel=0.01), (variant, g1, g2)
     # the loss process agrees too: same number of drops within a handful
@@ -50,9 +56,11 @@ def test_n_sack_flows_over_droptail_agree(n):
     assert g1 == pytest.approx(g2, rel=0.03), (n, g1, g2)
 
 
+@pytest.mark.parametrize("profile", PROFILES)
 @pytest.mark.parametrize("buffer", [19, 20, 22])
-def test_tahoe_on_the_satellite_path_agrees(buffer):
-    pkt, ns2 = both("scenarios/d-tahoe-satellite.toml", [f"topology.bottleneck.buffer={buffer}", "duration=300s"])
+def test_tahoe_on_the_satellite_path_agrees(buffer, profile):
+    pkt, ns2 = both("scenarios/d-tahoe-satellite.toml", [f"topology.bottleneck.buffer={buffer}", "duration=300s",
+                                                         f"flows.tahoe.profile={profile}"])
     g1, g2 = pkt.metrics["normalized_goodput"], ns2.metrics["normalized_goodput"]
     assert g1 == pytest.approx(g2, rel=0.01), (buffer, g1, g2)
     assert pkt.flows["retransmissions"].sum() == pytest.approx(ns2.flows["retransmissions"].sum(), rel=0.05)
@@ -114,3 +122,93 @@ def test_identical_loss_lists_give_identical_runs(variant, extra, per):
     pkt, ns2 = both(_loss_list_scenario(variant, per, extra))
     cols = ["delivered_packets", "retransmissions"]
     assert pkt.flows[cols].values.tolist() == ns2.flows[cols].values.tolist(), (variant, extra, per)
+
+
+def _rto_cap_scenario(max_rto):
+    """One Reno flow losing a fifth of its packets (a fixed list, as above):
+    retransmissions are lost again, so timeouts back off repeatedly and the
+    cap on the backed-off RTO decides when the next one fires. `tick_seed`
+    places the clock ticks as ns-2 does, so RTT samples round alike."""
+    sc = _loss_list_scenario("reno", 0.2)
+    sc["flows"]["tcp"].update({"max_rto": max_rto, "tick_seed": 1})
+    sc["trace"] = {"series": ["cwnd"]}
+    return sc
+
+
+def _cwnd_changes(res):
+    import numpy as np
+
+    c = res.traces["tcp"] if "tcp" in res.traces else res.traces["cwnd"]
+    keep = (c["cwnd"].diff() != 0) | (c["ssthresh"].diff() != 0)
+    return c.loc[keep, "t"].to_numpy(float), np.round(c.loc[keep, "cwnd"].to_numpy(float), 3)
+
+
+def test_max_rto_bounds_the_backed_off_timeout_as_ns2_does():
+    """Issue 19 (5c): ns-2's rtt_timeout() clamps RTO·backoff to maxrto_ after the
+    min-RTO floor, and rtt_backoff() keeps doubling while the clamped value is below
+    maxrto_ (or the backoff below 64). With the same losses and the same tick phase
+    the two engines run event for event alike — every cwnd change at the same
+    instant (to 20 µs, ns-2's printed precision) — with and without a cap, and the
+    cap does move the run (so this compares the bound, not a run it never reaches)."""
+    import numpy as np
+
+    cols = ["delivered_packets", "retransmissions", "timeouts"]
+    outcomes = {}
+    for cap in ["60s", "1s", "0.5s"]:
+        pkt, ns2 = both(_rto_cap_scenario(cap))
+        assert pkt.flows[cols].values.tolist() == ns2.flows[cols].values.tolist(), cap
+        (t1, w1), (t2, w2) = _cwnd_changes(pkt), _cwnd_changes(ns2)
+        assert len(t1) == len(t2), (cap, len(t1), len(t2))
+        assert np.abs(t1 - t2).max() < 2e-5 and np.abs(w1 - w2).max() < 2e-3, cap
+        outcomes[cap] = pkt.flows[cols].values.tolist()
+    assert outcomes["60s"] != outcomes["1s"] != outcomes["0.5s"]
+
+
+def _paper_a(access_rate, frequency="5Hz", profile="ns2-2.35"):
+    """Paper A (one Reno flow against a sine UDP background, every link 1 Mb/s)
+    for 60 s, with the TCP clock phase fixed (tick_seed) so nothing random remains."""
+    from tcplab.scenario import apply_overrides, read_toml
+
+    sc = apply_overrides(read_toml("scenarios/a-sine-background.toml"),
+                         [("duration", "60s"), ("warmup", "1s"), ("flows.background.rate.frequency", frequency),
+                          ("flows.tcp.tick_seed", 1), ("topology.access.rate", access_rate),
+                          ("flows.tcp.profile", profile), ("trace.series", ["cwnd"])])
+    return both(sc)
+
+
+def _event_exact(pkt, ns2):
+    import numpy as np
+
+    (t1, w1), (t2, w2) = _cwnd_changes(pkt), _cwnd_changes(ns2)
+    return len(t1) == len(t2) and np.abs(t1 - t2).max() < 2e-5 and np.abs(w1 - w2).max() < 2e-3
+
+
+@pytest.mark.parametrize("profile,frequency", [("ns2-2.35", "0.4Hz"), ("ns2-2.35", "5Hz"),
+                                               ("ns2-2001", "0.1Hz"), ("ns2-2001", "0.4Hz"),
+                                               ("ns2-2001", "5Hz")])
+def test_paper_a_runs_event_for_event_as_ns2_when_no_two_events_tie(profile, frequency):
+    """Issue 19 (item 3): with the tick phase matched, paper A's run is ns-2's event
+    for event — every cwnd change at the same instant, the same drops, timeouts and
+    retransmissions — as long as no arrival at the bottleneck falls on the instant a
+    departure ends. Access links 0.1% faster than the 1 Mb/s bottleneck keep them apart
+    (the next test shows the tie). Under the era profile this found two export and
+    engine mismatches without a SYN: ns-2 keeps delay_growth_ on (now written with
+    syn_) and sends packet 0 without its header bytes (now so in both). At 0.1 Hz
+    under 2.35's defaults the run still parts from ns-2's (not yet explained)."""
+    cols = ["delivered_packets", "retransmissions", "timeouts"]
+    pkt, ns2 = _paper_a("1.001Mbps", frequency, profile)
+    tcp = lambda r: r.flows.loc[r.flows["kind"] == "tcp", cols].values.tolist()  # noqa: E731
+    assert tcp(pkt) == tcp(ns2)
+    assert pkt.metrics["bottleneck_drops"] == ns2.metrics["bottleneck_drops"] > 0
+    assert _event_exact(pkt, ns2)
+
+
+@pytest.mark.xfail(strict=True, reason="tie order (issue 19): ns-2 runs events of equal time in the order "
+                   "they were scheduled — a link schedules a packet's arrival at the next node when it starts "
+                   "sending it (LinkDelay::recv), so an arrival at the bottleneck comes before a departure "
+                   "ending at the same instant, which was scheduled later; tcplab's links deliver the "
+                   "departure first. With every link at 1 Mb/s the flow's packets arrive exactly as others "
+                   "leave: ns-2 drops the arriving TCP packet from a full queue (0.828 s), tcplab admits it "
+                   "and drops a UDP packet 9 ms later")
+def test_paper_a_runs_event_for_event_as_ns2_with_its_equal_link_rates():
+    assert _event_exact(*_paper_a("1Mbps"))

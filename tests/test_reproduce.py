@@ -126,6 +126,41 @@ def test_threshold_dropper_claim_runs_packet_simulations(tmp_path, capsys):
     assert v["window_drop_correlation"] < 0.2
 
 
+def test_a_claim_ns2_cannot_run_is_not_run_on_that_engine_and_the_rest_goes_on(tmp_path, capsys):
+    # ns-2 has no threshold dropper: C8 is refused before any run (the export
+    # checks each point first), with the reason; C1 (a model claim) still runs.
+    code, _, err = run(capsys, "parallel-aimd", "--claims", "C1,C8", "--engine", "ns2", "--tiny",
+                       "--out", str(tmp_path))
+    assert code == 0, err
+    rows = {r["id"]: r for r in json.loads((tmp_path / "parallel-aimd" / "claims.json").read_text())}
+    assert rows["C8"]["verdict"] == "not-run"
+    assert rows["C8"]["measured"] == "not run on this engine"
+    assert "threshold dropper" in rows["C8"]["note"] and "ns2" in rows["C8"]["note"]
+    assert rows["C1"]["verdict"] in ("reproduced", "partly", "not-reproduced")
+    page = (tmp_path / "parallel-aimd" / "index.html").read_text()
+    assert "not run on this engine" in page
+
+
+def test_profile_ns2_2001_writes_its_verdicts_beside_the_default_ones(tiny_d3, tmp_path, capsys):
+    # the era run goes to <paper>/ns2-2001/ and its page puts the 2.35 verdicts beside its own
+    import shutil
+
+    out = tmp_path / "rep"
+    shutil.copytree(tiny_d3, out)
+    before = (out / "triple-slowstart" / "claims.json").read_text()
+    code, _, err = run(capsys, "triple-slowstart", "--claims", "D3", "--tiny", "--profile", "ns2-2001",
+                       "--out", str(out))
+    assert code == 0, err
+    assert (out / "triple-slowstart" / "claims.json").read_text() == before
+    (era,) = json.loads((out / "triple-slowstart" / "ns2-2001" / "claims.json").read_text())
+    assert era["id"] == "D3" and era["verdict"] in VERDICTS
+    page = (out / "triple-slowstart" / "ns2-2001" / "index.html").read_text()
+    assert "ns2-2.35 verdict" in page and "TCP profile <b>ns2-2001</b>" in page
+    with pytest.raises(SystemExit) as exc:  # argparse refuses an unknown profile
+        run(capsys, "triple-slowstart", "--profile", "ns2-1999", "--out", str(out))
+    assert exc.value.code == 2
+
+
 def test_unknown_claim_id_exits_2(tmp_path, capsys):
     code, _, err = run(capsys, "all", "--claims", "C99", "--out", str(tmp_path))
     assert code == 2

@@ -114,3 +114,43 @@ def test_missing_file_and_bad_toml_are_user_errors(tmp_path):
 def test_every_example_scenario_resolves(path):
     sc = tcplab.load_scenario(path)
     assert sc["flows"]
+
+
+def test_tick_seed_places_the_clock_ticks_and_bad_values_name_the_key():
+    # tick_seed fixes the tick phase (ns-2's boot_time_ after `$defaultRNG seed K`),
+    # whatever the scenario seed; without it the phase follows the scenario seed.
+    def rtt(seed, tick_seed=None):
+        over = {"seed": seed, "duration": "20s", "trace.series": ["rtt"]}
+        if tick_seed is not None:
+            over["flows.tcp.tick_seed"] = tick_seed
+        return tcplab.run(small(**over)).traces["rtt"][["srtt", "rttvar"]].values.tolist()
+
+    assert rtt(1) != rtt(2)  # the phase moves the RTT samples by a tick here
+    assert rtt(1, 5) == rtt(2, 5)
+    for bad in (0, 2**31 - 1, -1):
+        with pytest.raises(UserError, match=r"flows\.tcp\.tick_seed"):
+            tcplab.run(small(**{"flows.tcp.tick_seed": bad}))
+    udp = small()
+    udp["flows"]["u"] = {"kind": "udp", "rate": "100kbps", "tick_seed": 3}
+    with pytest.raises(UserError, match=r"flows\.u\.tick_seed"):
+        tcplab.run(udp)
+
+
+def test_profile_ns2_2001_starts_from_the_paper_eras_defaults_and_a_set_key_wins():
+    from tcplab.scenario import resolve
+
+    era = resolve(small(**{"flows.tcp.profile": "ns2-2001"}))["flows"]["tcp"]
+    assert (era["initial_cwnd"], era["syn"], era["limited_transmit"]) == (1, False, False)
+    assert (era["tick"], era["min_rto"], era["initial_rto"], era["max_rto"]) == ("100ms", "0s", "6s", "64s")
+    now = resolve(small())["flows"]["tcp"]
+    assert (now["initial_cwnd"], now["tick"], now["max_rto"]) == (2, "10ms", "60s")
+    assert "profile" not in now  # unset stays unset: keys of existing results do not move
+    # a paper's own value beats the profile's
+    paper = resolve(small(**{"flows.tcp.profile": "ns2-2001", "flows.tcp.tick": "0.5s"}))["flows"]["tcp"]
+    assert paper["tick"] == "500ms"
+    with pytest.raises(UserError, match=r"flows\.tcp\.profile"):
+        resolve(small(**{"flows.tcp.profile": "ns2-1999"}))
+    udp = small()
+    udp["flows"]["u"] = {"kind": "udp", "rate": "100kbps", "profile": "ns2-2001"}
+    with pytest.raises(UserError, match=r"flows\.u\.profile"):
+        resolve(udp)

@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tcplab import progress
-from tcplab.errors import UserError
+from tcplab.errors import EngineCannotRun, UserError
 from tcplab.units import parse_duration, parse_rate
 
 __all__ = [
@@ -106,9 +106,9 @@ _RED_PINNED = (("setbit_", "false"), ("use_mark_p_", "true"), ("mark_p_", "0.1")
                ("adaptive_", "0"), ("cautious_", "0"), ("feng_adaptive_", "0"),
                ("drop_tail_", "true"), ("drop_front_", "false"), ("drop_rand_", "false"),
                ("ns1_compat_", "false"), ("doubleq_", "false"), ("summarystats_", "false"))
-_TCP_KEYS = {"kind", "count", "variant", "packet_size", "alpha", "beta", "window",
+_TCP_KEYS = {"kind", "count", "variant", "profile", "packet_size", "alpha", "beta", "window",
              "max_cwnd", "initial_cwnd", "initial_ssthresh", "initial_rto", "min_rto",
-             "max_rto", "tick", "dupack_threshold", "limited_transmit", "bug_fix", "syn",
+             "max_rto", "tick", "tick_seed", "dupack_threshold", "limited_transmit", "bug_fix", "syn",
              "header_size", "delayed_ack", "delack_interval", "start", "start_jitter",
              "stop", "joins", "leaves", "access", "sink_access", "app", "reverse", "hops"}
 _UDP_KEYS = {"kind", "count", "packet_size", "rate", "send_jitter", "start", "start_jitter", "stop",
@@ -136,6 +136,11 @@ def _trace_driven(g: dict) -> bool:
 class Ns2Error(UserError):
     """ns-2 is missing or failed, or the scenario uses something the export
     cannot express in ns-2."""
+
+
+class Ns2CannotRun(Ns2Error, EngineCannotRun):
+    """A scenario the packet engine runs but ns-2 has no counterpart for (or the
+    export does not write): not the user's mistake, a limit of this engine."""
 
 
 # --------------------------------------------------------------------------- units
@@ -285,7 +290,7 @@ def _check_keys(d: dict, allowed: set, path: str) -> None:
     unknown = sorted(set(d) - allowed)
     if unknown:
         where = f"{path}." if path else ""
-        raise Ns2Error(f"{where}{unknown[0]}: not supported by the ns-2 export "
+        raise Ns2CannotRun(f"{where}{unknown[0]}: not supported by the ns-2 export "
                        f"(it knows {', '.join(sorted(allowed))})")
 
 
@@ -300,10 +305,10 @@ def _link(params: dict, path: str) -> _Link:
     _check_keys(params, _LINK_KEYS, path)
     queue = str(params.get("queue", "droptail")).lower()
     if queue == "threshold":
-        raise Ns2Error(f"{path}.queue: the threshold dropper (paper C) has no ns-2 counterpart; "
+        raise Ns2CannotRun(f"{path}.queue: the threshold dropper (paper C) has no ns-2 counterpart; "
                        "run it with the packet engine (engine = \"packet\")")
     if queue not in ("droptail", "red"):
-        raise Ns2Error(f"{path}.queue: {queue!r} is not exported to ns-2 "
+        raise Ns2CannotRun(f"{path}.queue: {queue!r} is not exported to ns-2 "
                        "(it knows \"droptail\" and \"red\")")
     for sub in ("red", "threshold"):
         if params.get(sub) is not None and queue != sub:
@@ -339,7 +344,7 @@ def _link(params: dict, path: str) -> _Link:
                 raise Ns2Error(f"{path}.errors.packets: expected strictly increasing arrival "
                                "numbers in [0, 2^31 - 1) (ns-2's ListErrorModel counts in an int)")
         else:
-            raise Ns2Error(f"{path}.errors.model: {model!r} is not exported to ns-2 (it knows "
+            raise Ns2CannotRun(f"{path}.errors.model: {model!r} is not exported to ns-2 (it knows "
                            "\"bernoulli\", as ErrorModel with unit pkt, \"gilbert-elliott\", "
                            "as ErrorModel/MultiState with packet transitions, and \"list\", as "
                            "ErrorModel/List with unit pkt)")
@@ -394,7 +399,7 @@ def _plan(scenario: dict) -> _Plan:
     _check_keys(topo, _TOPOLOGY_KEYS, "topology")
     topo_kind = str(topo.get("kind", "dumbbell")).lower()
     if topo_kind not in ("dumbbell", "path", "parking-lot"):
-        raise Ns2Error(f"topology.kind: expected dumbbell, path or parking-lot, got {topo['kind']!r}")
+        raise Ns2CannotRun(f"topology.kind: expected dumbbell, path or parking-lot, got {topo['kind']!r}")
     chain = tuple(_link(l, f"topology.links[{k}]") for k, l in enumerate(topo.get("links") or []))
     if topo_kind == "dumbbell":
         bottleneck = _link(_require(topo, "bottleneck", "topology"), "topology.bottleneck")
@@ -435,9 +440,9 @@ def _plan(scenario: dict) -> _Plan:
             if app is not None:
                 _check_keys(app, _APP_KEYS, f"{path}.app")
                 if app.get("kind") != "cbr":
-                    raise Ns2Error(f"{path}.app.kind: only \"cbr\" is exported to ns-2")
+                    raise Ns2CannotRun(f"{path}.app.kind: only \"cbr\" is exported to ns-2")
                 if app.get("when_full") == "drop":
-                    raise Ns2Error(f"{path}.app.when_full: \"drop\" is not exported to ns-2 (its "
+                    raise Ns2CannotRun(f"{path}.app.when_full: \"drop\" is not exported to ns-2 (its "
                                    "TCP agent has no send buffer that could refuse a write); "
                                    "\"block\" is, as window_ = min(window, send_buffer)")
         elif kind == "udp":
@@ -447,7 +452,7 @@ def _plan(scenario: dict) -> _Plan:
                 raise Ns2Error(f"{path}.rate.file: read the trace into points first "
                                "(tcplab.load_scenario does)")
             if isinstance(rate, dict) and rate.get("shape") not in _TRACE_DRIVEN_SHAPES:
-                raise Ns2Error(f"{path}.rate: rate shape {rate.get('shape')!r} is not exported "
+                raise Ns2CannotRun(f"{path}.rate: rate shape {rate.get('shape')!r} is not exported "
                                f"to ns-2 (it plays {', '.join(_TRACE_DRIVEN_SHAPES)} from a "
                                "trace file, and constant rates with CBR)")
             size = _require(g, "packet_size", path)
@@ -474,7 +479,7 @@ def _plan(scenario: dict) -> _Plan:
         tuple((f"topology.links[{k}]", l) for k, l in enumerate(chain))
     for key, link in monitored:
         if link.outages:
-            raise Ns2Error(f"{key}.outages: not exported to ns-2 (taking a link down "
+            raise Ns2CannotRun(f"{key}.outages: not exported to ns-2 (taking a link down "
                            "resets its queue monitor, whose counters are the link's results); "
                            "outages on access and sink_access links are exported")
 
@@ -489,7 +494,7 @@ def _plan(scenario: dict) -> _Plan:
     if topo_kind != "dumbbell":
         for s in ("queue", "drops"):
             if s in series:
-                raise Ns2Error(f"trace.series: {s!r} is exported to ns-2 for a dumbbell's "
+                raise Ns2CannotRun(f"trace.series: {s!r} is exported to ns-2 for a dumbbell's "
                                f"bottleneck only, not on a {topo_kind} (run it on the packet engine)")
 
     # No byte counter grows faster than the fastest monitored link.
@@ -697,8 +702,10 @@ def _tcl(plan: _Plan, progress_steps: int = 0) -> str:
             w(f"set cbr_params({label}) {{packetSize_ {size} rate_ {_tcl_num(rate)} random_ 0}}")
 
     w("")
+    in_group: dict[str, int] = {}
     for f in plan.flows:
         i, a, s = f.id, f.access, f.sink_access
+        j = in_group[f.group] = in_group.get(f.group, -1) + 1
         w(f"# flow {i}: group {f.group!r}, start {_tcl_num(f.start_s)} s, stop {_tcl_num(f.stop_s)} s"
           + (" (reverse: data from the sink side)" if f.reverse else ""))
         if a is not None:
@@ -720,6 +727,12 @@ def _tcl(plan: _Plan, progress_steps: int = 0) -> str:
             w(f"$ns attach-agent {snd} $agent({i})")
             w(f"$ns attach-agent {rcv} $sink({i})")
             w(f"$ns connect $agent({i}) $sink({i})")
+            if f.cfg.get("tick_seed") is not None:
+                # boot_time_ is not a Tcl variable: an agent's reset draws it from the
+                # default RNG, so reseed and reset it at 0 s, before anything is sent
+                # (the packet engine computes the same draw: tcp::rtt::ns2_boot_time_s).
+                k = int(f.cfg["tick_seed"]) + j
+                w(f'$ns at 0 "$defaultRNG seed {k}; $agent({i}) reset"')
             app = f.cfg.get("app")
             if app is None:
                 w(f"set app({i}) [$agent({i}) attach-app FTP]")
@@ -821,7 +834,7 @@ def _impairments_tcl(plan: _Plan, link: _Link, a: str, b: str, link_index: int) 
             lines.append(f"# outages: {len(intervals)} (the packet engine's schedule)")
         for start_ns, end_ns in intervals:
             if start_ns == 0:
-                raise Ns2Error("an outage at 0 s is not exported to ns-2 (rtmodel cannot "
+                raise Ns2CannotRun("an outage at 0 s is not exported to ns-2 (rtmodel cannot "
                                "schedule an event at time 0); start outages later")
             lines.append(f"$ns rtmodel-at {_tcl_num(start_ns / 1e9)} down {a} {b}")
             if end_ns / 1e9 < plan.duration_s:
@@ -981,6 +994,10 @@ def _tcp_params(g: dict, path: str) -> list[tuple[str, str]]:
         ("numdupacks_", num("dupack_threshold", 1)),
         ("singledup_", flag("limited_transmit")),
         ("syn_", flag("syn")),
+        # the packet engine restarts from the initial window after packet 0's ack
+        # exactly when it sends a SYN: ns-2's delay_growth_, which changed with syn_
+        # (both true since 2001/5/17); 2.35 alone would keep it true without syn_
+        ("delay_growth_", flag("syn")),
         ("bugFix_", flag("bug_fix") if "bug_fix" in g else "1"),
     ]
 

@@ -32,6 +32,10 @@ def register(sub) -> None:
     p.add_argument("--engine", choices=("packet", "ns2", "linux"), default="packet",
                    help="simulator for the packet-level claims (default: packet); linux runs only the "
                         "claims measured on real TCP (C11), in real time, as root")
+    p.add_argument("--profile", choices=("ns2-2.35", "ns2-2001"), default="ns2-2.35",
+                   help="TCP defaults of every TCP group that names none: ns-2 2.35's (default) or the "
+                        "paper era's (ns-2 before May 2001); the era verdicts go to OUT/PAPER/ns2-2001/ "
+                        "and each paper's page shows both profiles side by side")
     p.add_argument("--out", metavar="DIR", default="reports", help="report directory (default: reports/)")
     p.add_argument("--jobs", type=int, metavar="N", help="sweep workers (default: every core)")
     p.add_argument("--cache", metavar="DIR", help="cache directory for runs and sweeps (default: $TCPLAB_CACHE, "
@@ -72,7 +76,8 @@ def main(args) -> int:
                         TextColumn("{task.fields[claim]}"), TimeElapsedColumn(), console=console)
     with progress:
         for slug in papers:
-            done[slug] = reproduce(slug, claims, args.mode, args.engine, args.out, args.jobs, progress, args.cache)
+            done[slug] = reproduce(slug, claims, args.mode, args.engine, args.out, args.jobs, progress,
+                                   args.cache, args.profile)
     wall = time.perf_counter() - t0
     for slug, verdicts in done.items():
         print(f"\n{slug} ({args.out}/{slug}/index.html)")

@@ -10,7 +10,9 @@ series as the paper) and returns the verdict with the measured numbers.
     >>> from tcplab.reproduce import reproduce
     >>> verdicts = reproduce("triple-slowstart", claims=["D3"], out="reports")
 
-Verdicts are ``reproduced``, ``partly`` or ``not-reproduced``. A claim whose
+Verdicts are ``reproduced``, ``partly`` or ``not-reproduced``; ``not-run`` ("not run
+on this engine") when the chosen engine cannot run a claim's scenario (ns-2 has no
+threshold dropper), with the reason, and the other claims go on. A claim whose
 mechanism the engine does not have yet (RED, the threshold-dropper) declares
 ``requires``; while the schema rejects it, the claim is reported as
 ``not-reproduced`` with the reason, and it fills in by itself once the engine
@@ -33,9 +35,16 @@ from typing import Callable
 
 import pandas as pd
 
-from tcplab.errors import UserError
+from tcplab.errors import EngineCannotRun, UserError
 
-VERDICTS = ("reproduced", "partly", "not-reproduced")
+VERDICTS = ("reproduced", "partly", "not-reproduced", "not-run")
+#: what the report prints for "not-run": the claim's scenario uses a mechanism this
+#: engine does not have (`tcplab.errors.EngineCannotRun`); the reason is the note
+NOT_RUN = "not run on this engine"
+#: TCP default profiles (`crates/engine/src/tcp/profiles.rs`): `--profile ns2-2001` runs
+#: every TCP group that names none with the paper era's ns-2 defaults
+PROFILES = ("ns2-2.35", "ns2-2001")
+DEFAULT_PROFILE = "ns2-2.35"
 MODES = ("quick", "full", "tiny")  # tiny: for tests only (seconds)
 
 #: paper slug → module. The order is the report's.
@@ -154,11 +163,13 @@ class Context:
     """
 
     def __init__(self, paper: Paper, out: Path, mode: str, engine: str, jobs: int | None = None,
-                 progress=None, cache: str | Path | None = None):
+                 progress=None, cache: str | Path | None = None, profile: str = DEFAULT_PROFILE):
         from tcplab.cache import cache_dir
 
         self.paper = paper
-        self.root = Path(out) / paper.slug
+        self.profile = profile
+        # the era profile's verdicts sit beside the default ones, in their own folder
+        self.root = Path(out) / paper.slug / ("" if profile == DEFAULT_PROFILE else profile)
         self.mode = mode
         self.engine = engine
         self.jobs = jobs
@@ -184,12 +195,16 @@ class Context:
         from tcplab.sweep import Store, parse_sweep, plan, run_sweep
 
         engine = engine or self.engine
+        scenario = self._profiled(scenario)
         data = {"name": f"{self.paper.slug}-{name}", "engine": engine, "replications": replications,
                 "scenario": str(_repo_path(scenario)) if isinstance(scenario, str) else scenario,
                 "set": set or {}, "axes": axes}
         sw = parse_sweep(data)
         where = self.cache / "sweeps" / self.paper.slug / name
         planned = plan(sw)
+        for p in planned:
+            if p.scenario is not None:
+                _check_engine_runs(engine, p.scenario)
         stored = Store(where).statuses() if (where / "store").is_dir() else {}
         todo = {p.key for p in planned} - {k for k, s in stored.items() if s == "ok"}
         if todo and self.progress is not None:
@@ -225,9 +240,11 @@ class Context:
 
         engine = engine or self.engine
         sc = read_toml(_repo_path(scenario)) if isinstance(scenario, str) else dict(scenario)
+        sc = self._profiled(sc)
         sc = apply_overrides(sc, overrides)
         sc = apply_overrides(sc, [("trace.series", list(trace))])
         resolved = resolve(sc)
+        _check_engine_runs(engine, resolved)
         key = point_key(resolved, engine, engine_version(engine))
         if keep is not None:
             key += "-" + _reduction_id(keep)
@@ -246,6 +263,19 @@ class Context:
             cr.traces = dict(keep(cr))
         cr.save(where, res.engine, res.engine_version)
         return cr
+
+    def _profiled(self, scenario):
+        """The scenario with the context's TCP profile on every TCP group that names
+        none (a scenario's own profile, like any key it sets, wins); unchanged under
+        the default profile, so default results and their cache keys do not move."""
+        if self.profile == DEFAULT_PROFILE:
+            return scenario
+        from tcplab.scenario import read_toml
+
+        sc = read_toml(_repo_path(scenario)) if isinstance(scenario, str) else dict(scenario)
+        sc["flows"] = {name: ({**g, "profile": self.profile} if g.get("kind", "tcp") == "tcp" and "profile" not in g
+                              else g) for name, g in sc.get("flows", {}).items()}
+        return sc
 
     def fluid(self, **kwargs):
         """tcplab.fluid(...) — milliseconds, so not cached."""
@@ -402,6 +432,15 @@ def _id_order(i: str):
     return (i[0], int(i[1:]) if i[1:].isdigit() else 0)
 
 
+def _check_engine_runs(engine: str, resolved: dict) -> None:
+    """Raise `EngineCannotRun` if `engine` cannot run this (valid) scenario, before
+    any run: ns-2's export refuses what ns-2 has no counterpart for."""
+    if engine == "ns2":
+        from tcplab.backends.ns2 import export_tcl
+
+        export_tcl(resolved)
+
+
 def run_claim(claim: Claim, ctx: Context) -> Verdict:
     t0 = time.perf_counter()
     missing = [(f, why) for f in claim.requires if (why := feature_missing(f))]
@@ -411,7 +450,10 @@ def run_claim(claim: Claim, ctx: Context) -> Verdict:
                       f"needs {names} in the packet engine (issue 5); the schema rejects it today "
                       f"({missing[0][1]}). The run is declared in the claim and fills in once the engine has it.")
     else:
-        out = claim.check(ctx)
+        try:
+            out = claim.check(ctx)
+        except EngineCannotRun as exc:
+            out = Outcome("not-run", NOT_RUN, f"engine {ctx.engine}: {exc}")
     root = ctx.root / "data"
     if out.data:
         from tcplab.provenance import metadata, write_parquet
@@ -443,7 +485,7 @@ def _plain(v):
 
 def reproduce(paper: str, claims: list[str] | None = None, mode: str = "quick", engine: str = "packet",
               out: str | Path = "reports", jobs: int | None = None, progress=None,
-              cache: str | Path | None = None) -> list[Verdict]:
+              cache: str | Path | None = None, profile: str = DEFAULT_PROFILE) -> list[Verdict]:
     """Check the claims of one paper; write out/<paper>/{claims.json,index.html,*.png,*.svg,data/}.
     Runs are cached in `cache` (default: `tcplab.cache.cache_dir()`, the per-user cache).
     Returns the verdicts (empty if the paper is not written yet or no claim was selected)."""
@@ -451,6 +493,8 @@ def reproduce(paper: str, claims: list[str] | None = None, mode: str = "quick", 
 
     if mode not in MODES:
         raise UserError(f"mode: expected one of {', '.join(MODES)}, got {mode!r}")
+    if profile not in PROFILES:
+        raise UserError(f"--profile: expected one of {', '.join(PROFILES)}, got {profile!r}")
     p = load_paper(paper)
     if p is None:
         return []
@@ -461,7 +505,7 @@ def reproduce(paper: str, claims: list[str] | None = None, mode: str = "quick", 
         chosen = [c for c in chosen if engine in c.engines]
     if not chosen:
         return []
-    ctx = Context(p, Path(out), mode, engine, jobs, progress, cache)
+    ctx = Context(p, Path(out), mode, engine, jobs, progress, cache, profile)
     ctx.root.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     task = progress.add_task(p.slug, total=len(chosen), claim="") if progress is not None else None

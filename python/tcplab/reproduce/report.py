@@ -19,7 +19,7 @@ h1 { font-size: 1.5em } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1
 table { border-collapse: collapse; margin: 1em 0 } td, th { border: 1px solid #ccc; padding: 4px 8px; vertical-align: top; text-align: left }
 th { background: #f4f4f4 } .v { font-weight: 600; padding: 2px 8px; border-radius: 4px; white-space: nowrap }
 .reproduced { background: #d8f0d8; color: #185818 } .partly { background: #fbeec8; color: #6b4d00 }
-.not-reproduced { background: #f6d5d5; color: #7a1b1b } .pending { background: #e6e6e6; color: #555 }
+.not-reproduced { background: #f6d5d5; color: #7a1b1b } .not-run { background: #e6e6e6; color: #555 } .pending { background: #e6e6e6; color: #555 }
 figure { margin: 1em 0 } figure img { max-width: 100%; border: 1px solid #eee } figcaption { font-size: .85em; color: #555 }
 .claim { margin-bottom: 2.5em } dl { display: grid; grid-template-columns: 9em 1fr; gap: .3em 1em } dt { font-weight: 600; color: #555 }
 code { background: #f4f4f4; padding: 0 3px }
@@ -42,7 +42,8 @@ def _code(s: str) -> str:
 
 
 def badge(verdict: str) -> str:
-    return f'<span class="v {_e(verdict)}">{_e(verdict)}</span>'
+    text = "not run on this engine" if verdict == "not-run" else verdict
+    return f'<span class="v {_e(verdict)}">{_e(text)}</span>'
 
 
 def _page(title: str, body: str) -> str:
@@ -95,7 +96,7 @@ def thumbnail(root: Path, stem: str) -> str | None:
 
 
 def counts(rows: list[dict]) -> dict[str, int]:
-    out = {"reproduced": 0, "partly": 0, "not-reproduced": 0}
+    out = {"reproduced": 0, "partly": 0, "not-reproduced": 0, "not-run": 0}
     for r in rows:
         out[r["verdict"]] = out.get(r["verdict"], 0) + 1
     return out
@@ -106,13 +107,14 @@ def write_paper(paper, rows: list[dict], ctx, wall_s: float) -> Path:
     b = [f"<p><a href=\"../index.html\">← all papers</a></p>",
          f"<h1>Paper {paper.letter}: {_e(paper.title)}</h1>",
          f"<p class=\"cite\">{citations.html(paper.slug)}</p>",
-         f"<p>Mode <b>{_e(ctx.mode)}</b>, engine <b>{_e(ctx.engine)}</b>, this run {wall_s:.0f} s, "
+         f"<p>Mode <b>{_e(ctx.mode)}</b>, engine <b>{_e(ctx.engine)}</b>, TCP profile "
+         f"<b>{_e(getattr(ctx, 'profile', 'ns2-2.35'))}</b>, this run {wall_s:.0f} s, "
          f"{_e(build_line())}. Machine-readable verdicts: "
          f"<a href=\"claims.json\">claims.json</a>; data: <code>data/*.parquet</code>.</p>",
          "<h2>Setup</h2><table><tr><th>parameter</th><th>value</th></tr>"]
     b += [f"<tr><td>{_e(k)}</td><td>{_code(v)}</td></tr>" for k, v in paper.setup]
     b.append("</table>")
-    b.append("<h2>Verdicts</h2>" + verdict_table(rows, link=True))
+    b.append("<h2>Verdicts</h2>" + verdict_table(rows, link=True, other=_other_profile(ctx)))
     for r in rows:
         b.append(f'<div class="claim" id="{_e(r["id"])}"><h2>{_e(r["id"])} — {_e(r.get("title", ""))} '
                  f'{badge(r["verdict"])}</h2><dl>'
@@ -126,8 +128,9 @@ def write_paper(paper, rows: list[dict], ctx, wall_s: float) -> Path:
         b.append("</div>")
     c = counts(rows)
     b.append("<h2>Summary</h2>")
-    b.append(f"<p>{c['reproduced']} reproduced, {c['partly']} partly, {c['not-reproduced']} not reproduced "
-             f"of {len(rows)} claims.</p>")
+    b.append(f"<p>{c['reproduced']} reproduced, {c['partly']} partly, {c['not-reproduced']} not reproduced"
+             + (f", {c['not-run']} not run on this engine" if c["not-run"] else "")
+             + f" of {len(rows)} claims.</p>")
     if paper.summary:
         b.append(f"<p>{_code(paper.summary)}</p>")
     for r in rows:
@@ -138,12 +141,36 @@ def write_paper(paper, rows: list[dict], ctx, wall_s: float) -> Path:
     return path
 
 
-def verdict_table(rows: list[dict], link: bool = False, prefix: str = "") -> str:
-    out = ["<table><tr><th>claim</th><th>verdict</th><th>measured</th><th>paper</th></tr>"]
+def _other_profile(ctx):
+    """(label, {id: row}) of the other TCP profile's verdicts for this paper and engine,
+    if a run wrote them (`reproduce --profile`), else None."""
+    from tcplab.reproduce import DEFAULT_PROFILE, PROFILES
+
+    here = getattr(ctx, "profile", DEFAULT_PROFILE)
+    other = next(p for p in PROFILES if p != here)
+    base = ctx.root if here == DEFAULT_PROFILE else ctx.root.parent
+    f = base / ("" if other == DEFAULT_PROFILE else other) / "claims.json"
+    if not f.is_file():
+        return None
+    try:
+        return other, {r["id"]: r for r in json.loads(f.read_text())}
+    except (json.JSONDecodeError, KeyError, TypeError):
+        return None
+
+
+def verdict_table(rows: list[dict], link: bool = False, prefix: str = "", other=None) -> str:
+    """One row per claim; `other` = (profile, {id: row}) adds that profile's verdict and
+    value beside this one's (a claim it did not run shows "—")."""
+    extra = f"<th>{_e(other[0])} verdict</th><th>{_e(other[0])} measured</th>" if other else ""
+    out = [f"<table><tr><th>claim</th><th>verdict</th><th>measured</th>{extra}<th>paper</th></tr>"]
     for r in rows:
         cid = _e(r["id"])
         name = f'<a href="{prefix}#{cid}">{cid}</a>' if link else cid
-        out.append(f"<tr><td>{name}</td><td>{badge(r['verdict'])}</td><td>{_code(r['measured'])}</td>"
+        cells = ""
+        if other:
+            o = other[1].get(r["id"])
+            cells = (f"<td>{badge(o['verdict'])}</td><td>{_code(o['measured'])}</td>" if o else "<td>—</td><td>—</td>")
+        out.append(f"<tr><td>{name}</td><td>{badge(r['verdict'])}</td><td>{_code(r['measured'])}</td>{cells}"
                    f"<td>{_e(r['paper'])}</td></tr>")
     out.append("</table>")
     return "".join(out)
@@ -169,22 +196,22 @@ def write_index(out: Path) -> Path:
 
     b = ["<h1>tcplab reproduce</h1>",
          "<p>Each paper's claims (listed in the project's docs/claims.md), with a figure and a verdict "
-         "(reproduced / partly / not-reproduced) against the paper's statement. "
+         "(reproduced / partly / not-reproduced / not run on this engine) against the paper's statement. "
          f"Written by {_e(build_line())}.</p>",
-         "<table><tr><th>paper</th><th>claims</th><th>reproduced</th><th>partly</th><th>not reproduced</th></tr>"]
+         "<table><tr><th>paper</th><th>claims</th><th>reproduced</th><th>partly</th><th>not reproduced</th><th>not run on its engine</th></tr>"]
     sections = []
     letter_of = {v: k for k, v in LETTERS.items()}
     for slug in PAPERS:
         f = out / slug / "claims.json"
         title = load_paper(slug).title
         if not f.is_file():
-            b.append(f"<tr><td>{letter_of[slug]}: {_e(slug)} — {_e(title)}</td><td colspan=4>"
+            b.append(f"<tr><td>{letter_of[slug]}: {_e(slug)} — {_e(title)}</td><td colspan=5>"
                      f"<span class=\"v pending\">not run</span></td></tr>")
             continue
         rows = json.loads(f.read_text())
         c = counts(rows)
         b.append(f'<tr><td><a href="{slug}/index.html">{letter_of[slug]}: {_e(slug)}</a> — {_e(title)}</td>'
-                 f"<td>{len(rows)}</td><td>{c['reproduced']}</td><td>{c['partly']}</td><td>{c['not-reproduced']}</td></tr>")
+                 f"<td>{len(rows)}</td><td>{c['reproduced']}</td><td>{c['partly']}</td><td>{c['not-reproduced']}</td><td>{c['not-run']}</td></tr>")
         sections.append(f'<h2><a href="{slug}/index.html">{letter_of[slug]}: {_e(title)}</a></h2>'
                         f"<p>{citation_html(letter_of[slug])}</p>"
                         + _thumbs(out, slug, rows)

@@ -12,7 +12,7 @@
 //! - `plan.rs`: [`Plan::from_scenario`], the scenario resolved into what a
 //!   run will do — what every engine reads.
 
-mod defaults;
+pub mod defaults;
 mod plan;
 mod schema;
 #[cfg(test)]
@@ -179,28 +179,32 @@ impl LinkSpec {
 impl FlowGroup {
     /// The resolved TCP parameters (call after [`Scenario::resolve`]).
     pub fn tcp_params(&self) -> TcpParams {
+        // the profile's defaults (ns-2 2.35's, or the paper era's) for the
+        // keys a profile changes; the rest from defaults.rs
+        let d = self.profile.unwrap_or_default().defaults();
         TcpParams {
             variant: self.variant.unwrap_or(VARIANT),
             alpha: self.alpha.unwrap_or(ALPHA),
             beta: self.beta.unwrap_or(BETA),
             window: self.window.unwrap_or(DEFAULT_WINDOW),
             max_cwnd: self.max_cwnd.unwrap_or(MAX_CWND),
-            initial_cwnd: self.initial_cwnd.unwrap_or(INITIAL_CWND),
+            initial_cwnd: self.initial_cwnd.unwrap_or(d.initial_cwnd),
             initial_ssthresh: self.initial_ssthresh.unwrap_or(INITIAL_SSTHRESH),
-            initial_rto_ns: self.initial_rto.map(|d| d.0).unwrap_or(INITIAL_RTO_NS),
-            min_rto_ns: self.min_rto.map(|d| d.0).unwrap_or(MIN_RTO_NS),
-            max_rto_ns: self.max_rto.map(|d| d.0).unwrap_or(MAX_RTO_NS),
-            tick_ns: self.tick.map(|d| d.0).unwrap_or(TICK_NS),
+            initial_rto_ns: self.initial_rto.map(|x| x.0).unwrap_or(d.initial_rto_ns),
+            min_rto_ns: self.min_rto.map(|x| x.0).unwrap_or(d.min_rto_ns),
+            max_rto_ns: self.max_rto.map(|x| x.0).unwrap_or(d.max_rto_ns),
+            tick_ns: self.tick.map(|x| x.0).unwrap_or(d.tick_ns),
+            tick_seed: self.tick_seed,
             dupack_threshold: self.dupack_threshold.unwrap_or(DUPACK_THRESHOLD),
-            limited_transmit: self.limited_transmit.unwrap_or(LIMITED_TRANSMIT),
+            limited_transmit: self.limited_transmit.unwrap_or(d.limited_transmit),
             bug_fix: self.bug_fix.unwrap_or(BUG_FIX),
-            syn: self.syn.unwrap_or(SYN),
+            syn: self.syn.unwrap_or(d.syn),
             header_size: self.header_size.unwrap_or(HEADER_SIZE),
             packet_size: self.packet_size,
             delayed_ack: self.delayed_ack.unwrap_or(DELAYED_ACK),
             delack_interval_ns: self
                 .delack_interval
-                .map(|d| d.0)
+                .map(|x| x.0)
                 .unwrap_or(DELACK_INTERVAL_NS),
         }
     }

@@ -20,6 +20,7 @@
 use super::*;
 use crate::net::outage::OutageSchedule;
 use crate::rng::{stream, Rng};
+use crate::tcp::rtt::ns2_boot_time_s;
 use crate::time::secs;
 use crate::topology::{self, LinkLayout};
 use serde::Serialize;
@@ -230,7 +231,7 @@ impl Plan {
         let mut flows = Vec::with_capacity(times.len());
         let mut routes = layout.routes.into_iter();
         for (name, g) in &sc.flows {
-            for _ in 0..g.count {
+            for j in 0..g.count {
                 let id = flows.len() as u32;
                 let [forward, reverse] = routes.next().expect("a route per flow");
                 let (start_ns, stop_ns) = times[id as usize];
@@ -242,7 +243,7 @@ impl Plan {
                     stop_ns,
                     route: Route { forward, reverse },
                     packet_size: g.packet_size,
-                    tcp: (g.kind == FlowKind::Tcp).then(|| tcp_plan(&sc, g, id)),
+                    tcp: (g.kind == FlowKind::Tcp).then(|| tcp_plan(&sc, g, id, j)),
                     app: g.app.as_ref().map(|a| AppPlan {
                         rate_bps: a.rate.0,
                         send_buffer_pkts: a.send_buffer,
@@ -314,16 +315,22 @@ impl TracePlan {
     }
 }
 
-fn tcp_plan(sc: &Scenario, g: &FlowGroup, id: u32) -> TcpPlan {
+/// Flow `id`, the `j`-th of group `g` (from 0).
+fn tcp_plan(sc: &Scenario, g: &FlowGroup, id: u32, j: u32) -> TcpPlan {
     let mut params = g.tcp_params();
     if let Some(cap) = g.app.as_ref().and_then(AppSpec::window_cap) {
         params.window = params.window.min(cap);
     }
-    let mut boot = Rng::stream(sc.seed, stream::FLOW_START, 1_000_000 + id as u64);
+    let tick_s = secs(params.tick_ns);
+    let boot_time_s = match params.tick_seed {
+        // as ns-2 draws it after `$defaultRNG seed K + j`
+        Some(k) => ns2_boot_time_s(k + j, tick_s),
+        None => Rng::stream(sc.seed, stream::FLOW_START, 1_000_000 + id as u64).uniform() * tick_s,
+    };
     TcpPlan {
         params,
         payload_bytes: params.packet_size - params.header_size,
-        boot_time_s: boot.uniform() * secs(params.tick_ns),
+        boot_time_s,
     }
 }
 

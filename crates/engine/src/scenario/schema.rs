@@ -1,5 +1,6 @@
 //! The scenario's serde structs: what a scenario file may say.
 
+use crate::tcp::profiles::Profile;
 use super::defaults::*;
 use crate::time::{Bytes, Duration, Freq, Rate, SimTime};
 use serde::{Deserialize, Serialize};
@@ -598,6 +599,10 @@ pub struct FlowGroup {
     // --- TCP (None until resolved; rejected for UDP) ---
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variant: Option<Variant>,
+    /// Whose defaults the keys below start from: "ns2-2.35" (unset) or
+    /// "ns2-2001" (`crate::tcp::profiles`); a key set here always wins.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<Profile>,
     /// Additive increase, packets per RTT (ns-2 `increase_num_` 1.0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alpha: Option<f64>,
@@ -629,6 +634,12 @@ pub struct FlowGroup {
     /// RTT clock granularity (ns-2 `tcpTick_` 0.01 s).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tick: Option<Duration>,
+    /// Place the clock ticks as ns-2 does after `$defaultRNG seed K`: flow j
+    /// of the group (from 0) gets ns-2's `boot_time_` for seed K + j
+    /// (`tcp::rtt::ns2_boot_time_s`); the ns-2 export reseeds and resets each
+    /// agent the same way. Unset: an offset drawn from the scenario seed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tick_seed: Option<u32>,
     /// Duplicate acks that trigger fast retransmit (ns-2 `numdupacks_` 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dupack_threshold: Option<u32>,
@@ -796,6 +807,8 @@ pub struct TcpParams {
     pub max_rto_ns: SimTime,
     /// RTT clock granularity, ns.
     pub tick_ns: SimTime,
+    /// ns-2 seed of the first flow's clock phase (`FlowGroup::tick_seed`).
+    pub tick_seed: Option<u32>,
     /// Duplicate acks that trigger fast retransmit.
     pub dupack_threshold: u32,
     pub limited_transmit: bool,

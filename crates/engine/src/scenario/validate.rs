@@ -437,6 +437,7 @@ impl Scenario {
                     }
                     let tcp_only = [
                         ("variant", g.variant.is_some()),
+                        ("profile", g.profile.is_some()),
                         ("alpha", g.alpha.is_some()),
                         ("beta", g.beta.is_some()),
                         ("window", g.window.is_some()),
@@ -447,6 +448,7 @@ impl Scenario {
                         ("min_rto", g.min_rto.is_some()),
                         ("max_rto", g.max_rto.is_some()),
                         ("tick", g.tick.is_some()),
+                        ("tick_seed", g.tick_seed.is_some()),
                         ("dupack_threshold", g.dupack_threshold.is_some()),
                         ("limited_transmit", g.limited_transmit.is_some()),
                         ("bug_fix", g.bug_fix.is_some()),
@@ -531,6 +533,15 @@ impl Scenario {
                     }
                     if t.min_rto_ns > t.max_rto_ns {
                         return Err(err(format!("{p}.min_rto"), "must not exceed max_rto"));
+                    }
+                    if let Some(k) = t.tick_seed {
+                        // ns-2's RNG takes raw seeds in 1..2^31-1; flow j uses k + j
+                        if k == 0 || k as u64 + g.count.max(1) as u64 > (1u64 << 31) - 1 {
+                            return Err(err(
+                                format!("{p}.tick_seed"),
+                                "must be at least 1, and tick_seed + count at most 2^31 - 1",
+                            ));
+                        }
                     }
                 }
             }

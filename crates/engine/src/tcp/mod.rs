@@ -15,6 +15,7 @@
 //! papers used: windows and sequence numbers count packets, there is no
 //! handshake (the optional SYN is just a 40-byte packet 0).
 
+pub mod profiles;
 pub mod recovery;
 pub mod rtt;
 pub mod sender;

@@ -149,12 +149,63 @@ impl RttEstimator {
     }
 }
 
+/// The clock offset ns-2 gives a TCP agent whose reset draws `boot_time_ =
+/// Random::uniform(tcpTick_)` right after `$defaultRNG seed seed`: ns-2's RNG
+/// (tools/rng.cc, L'Ecuyer's MRG32k3a) seeded with `seed` in all six state
+/// words, one step, times the tick. The scenario key `tick_seed` uses it so
+/// both simulators place a flow's clock ticks identically (the ns-2 export
+/// reseeds and resets each agent at time 0). `seed` must be in 1..2^31-1.
+pub fn ns2_boot_time_s(seed: u32, tick_s: f64) -> f64 {
+    const M1: f64 = 4294967087.0;
+    const M2: f64 = 4294944443.0;
+    let k = seed as f64;
+    // component 1: a12·s1 − a13n·s0 with s0 = s1 = seed (exact in f64)
+    let mut p1 = 1403580.0 * k - 810728.0 * k;
+    p1 -= (p1 / M1).trunc() * M1;
+    if p1 < 0.0 {
+        p1 += M1;
+    }
+    // component 2: a21·s5 − a23n·s3
+    let mut p2 = 527612.0 * k - 1370589.0 * k;
+    p2 -= (p2 / M2).trunc() * M2;
+    if p2 < 0.0 {
+        p2 += M2;
+    }
+    let norm = 1.0 / (M1 + 1.0);
+    let u = if p1 > p2 {
+        (p1 - p2) * norm
+    } else {
+        (p1 - p2 + M1) * norm
+    };
+    tick_s * u
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn est() -> RttEstimator {
         RttEstimator::new(10_000_000, 3_000_000_000, 200_000_000, 60_000_000_000, 0.0)
+    }
+
+    #[test]
+    fn boot_time_is_ns2s_first_draw_after_seeding() {
+        // printed by ns-2 2.35 itself: `set r [new RNG]; $r seed K; $r testdouble 1`
+        // (RNG::uniform(1.0) = U01, as Random::uniform(tcpTick_) = tcpTick_·U01;
+        // ns-2 prints it with "%6e", hence the 7-digit tolerance)
+        for (k, want) in [
+            (1, 3.395772e-04),
+            (2, 6.738822e-04),
+            (7, 2.345407e-03),
+            (12345, 1.270111e-01),
+            (2147483646, 7.564584e-01),
+        ] {
+            let got = ns2_boot_time_s(k, 1.0);
+            assert!(
+                (got - want).abs() <= 5e-7 * want,
+                "seed {k}: {got} vs {want}"
+            );
+        }
     }
 
     #[test]

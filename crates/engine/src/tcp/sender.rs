@@ -160,10 +160,13 @@ impl TcpSender {
 
     /// Send packet `seqno` (ns-2 `output()`).
     pub fn output(&mut self, seqno: i64, now: SimTime, out: &mut Vec<Packet>) {
-        let size = if seqno == 0 && self.p.syn {
-            self.p.header_size
-        } else {
-            self.p.packet_size
+        // ns-2 `output()` adds the header bytes (`useHeaders_`) in the else branch of
+        // its packet-0 test, so packet 0 is the bare header with `syn_`, and the bare
+        // payload without it
+        let size = match (seqno, self.p.syn) {
+            (0, true) => self.p.header_size,
+            (0, false) => self.p.packet_size - self.p.header_size,
+            _ => self.p.packet_size,
         };
         let mut pkt = Packet::new(Kind::Data, self.flow, seqno as u32, size);
         let force_timer = self.highest_ack == self.maxseq;
