@@ -77,6 +77,9 @@ def save(fig: Figure, out: str | Path) -> Path:
         raise UserError(f"--out: {out}: expected a .png, .svg or .pdf file name")
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=150, bbox_inches="tight")
+    from tcplab.outdir import record_written
+
+    record_written(out)  # a plot inside a run's --out folder is tcplab's: a later --out may replace it
     return out
 
 
