@@ -50,10 +50,19 @@ def main(args) -> int:
     root = Path(args.dir)
     if not root.is_dir():
         raise UserError(f"{root}: no such sweep directory")
-    store = Store(root)
+    if args.limit < 0:
+        raise UserError(f"--limit: expected a whole number ≥ 0 (0 = all rows), got {args.limit}")
+    if args.csv and args.csv != "-":
+        csv_dir = Path(args.csv).parent
+        if not csv_dir.is_dir():
+            raise UserError(f"--csv {args.csv}: no such folder {str(csv_dir)!r}")
+    store = Store(root, readonly=True)
+    meta = store.meta()
     con = store.connect()
     columns = [r[0] for r in con.execute("DESCRIBE points").fetchall()]
-    query = args.sql or default_query(store.meta(), columns)
+    query = args.sql or default_query(meta, columns)
+    if args.sql:
+        read_only_query(con, query)
     try:
         df = con.execute(query).df()
     except duckdb.Error as exc:
@@ -62,11 +71,36 @@ def main(args) -> int:
         if args.csv == "-":
             print(df.to_csv(index=False), end="")
             return 0
-        df.to_csv(args.csv, index=False)
+        try:
+            df.to_csv(args.csv, index=False)
+        except OSError as exc:
+            raise UserError(f"--csv {args.csv}: cannot write: {exc.strerror or exc}") from None
         Console(stderr=True).print(f"[dim]wrote {len(df)} rows to {args.csv}[/dim]")
         return 0
     _print(df, args.limit)
     return 0
+
+
+#: what --sql may run: queries, which read (the store is opened read-only)
+READ_ONLY = ("SELECT", "EXPLAIN")
+
+
+def read_only_query(con, query: str) -> None:
+    """Refuse (UserError) any statement but a query: COPY ... TO, ATTACH, CREATE,
+    INSERT, SET, PRAGMA and the like would write files or change the session."""
+    import duckdb
+
+    from tcplab.errors import UserError
+
+    try:
+        statements = con.extract_statements(query)
+    except duckdb.Error as exc:
+        raise UserError(f"--sql: {exc}") from None
+    for st in statements:
+        kind = str(st.type).rsplit(".", 1)[-1]
+        if kind not in READ_ONLY:
+            raise UserError(f"--sql: only queries (SELECT, EXPLAIN) are allowed, the store is opened "
+                            f"read-only; got a {kind} statement: {st.query.strip()[:80]!r}")
 
 
 def _print(df, limit: int) -> None:

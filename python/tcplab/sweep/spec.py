@@ -285,6 +285,9 @@ def parse_sweep(data: dict, source: Path | None = None, engine: str | None = Non
     if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
         raise UserError(f"{where}: batch: expected a whole number ≥ 1, got {batch!r}")
     name = data.get("name") or (source.stem if source else "sweep")
+    if not isinstance(name, str) or name in (".", "..") or any(c in name for c in "/\\\0") or name.startswith("."):
+        raise UserError(f"{where}: name: expected a plain folder name (no path separators, not . or .., "
+                        f"not starting with a dot; it names runs/sweeps/<name>), got {name!r}")
     # the file's metric belongs to the file's engine; another engine has its own default
     metric = data.get("metric") if engine == file_engine else None
     return Sweep(name=str(name), engine=engine, base=base, axes=axes, replications=reps,
