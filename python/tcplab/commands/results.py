@@ -58,8 +58,11 @@ def main(args) -> int:
             raise UserError(f"--csv {args.csv}: no such folder {str(csv_dir)!r}")
     store = Store(root, readonly=True)
     meta = store.meta()
-    con = store.connect()
-    columns = [r[0] for r in con.execute("DESCRIBE points").fetchall()]
+    try:
+        con = store.connect()
+        columns = [r[0] for r in con.execute("DESCRIBE points").fetchall()]
+    except duckdb.Error as exc:
+        raise UserError(f"{root}: cannot read the results store: {str(exc).splitlines()[0]}") from None
     query = args.sql or default_query(meta, columns)
     if args.sql:
         read_only_query(con, query)

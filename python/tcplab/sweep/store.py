@@ -137,10 +137,12 @@ class Store:
         if f.name in self._good:
             return True
         try:
-            t = pq.read_table(f)
+            t = pq.read_table(f, use_threads=False)
             if "key" not in t.column_names or "status" not in t.column_names:
                 raise ValueError("no key or status column")
-        except (OSError, ValueError, pa.ArrowException) as exc:
+        except (MemoryError, PermissionError):
+            raise  # short of memory, or not allowed: the file's content is not to blame
+        except (OSError, ValueError) as exc:  # ArrowInvalid, ArrowIOError: what corrupt files raise
             why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             if f.name not in self._bad:
                 self._bad.add(f.name)
@@ -161,7 +163,7 @@ class Store:
         """key → "ok" or "failed" (ok wins) for every stored key."""
         out: dict[str, str] = {}
         for f in self.files():
-            t = pq.read_table(f, columns=["key", "status"])
+            t = pq.read_table(f, columns=["key", "status"], use_threads=False)
             for k, s in zip(t.column("key").to_pylist(), t.column("status").to_pylist()):
                 if out.get(k) != "ok":
                     out[k] = s
