@@ -153,9 +153,8 @@ def check_size(n: int, events: int, batches: int, bins: int, trace: int) -> None
     memory (`tcplab.limits.memory_budget_bytes`) or would take hours."""
     from tcplab.limits import human_bytes, memory_budget_bytes
 
-    parts = {
-        "n": n * _BYTES_PER_CONN,
-        "batches": n * 16 * batches,
+    parts = {  # each grows with n times the input named
+        "batches": n * (_BYTES_PER_CONN + 16 * batches),
         "bins": n * bins * _BYTES_PER_CELL,
         "trace": n * trace * _BYTES_PER_TRACED,
     }
@@ -163,11 +162,11 @@ def check_size(n: int, events: int, batches: int, bins: int, trace: int) -> None
     budget = memory_budget_bytes()
     if total > budget:
         key = max(parts, key=parts.get)
-        raise UserError(f"{_cli_name(key)}: a run of {n} connections"
-                        + (f", {batches} batches" if key == "batches" else "")
-                        + (f", {bins} histogram bins" if bins else "") + (f", {trace} traced events" if trace else "")
-                        + f" needs about {human_bytes(total)} of memory, more than this machine can give "
-                        f"({human_bytes(budget)}); lower {key} (force=True / --force to try anyway)")
+        what = {"batches": "batches", "bins": "histogram bins", "trace": "traced events"}[key]
+        other = {"batches": batches, "bins": bins, "trace": trace}[key]
+        raise UserError(f"{_cli_name('n')}: {n} connections × {other} {what} need about {human_bytes(total)} "
+                        f"of memory, more than this machine can give ({human_bytes(budget)}); lower n or "
+                        f"{_cli_name(key)} (force=True / --force to try anyway)")
     if n * events > MAX_CONNECTION_EVENTS:
         raise UserError(f"{_cli_name('n')}: {n} connections × {events} events (warm-up included) is "
                         f"{n * events:.3g} connection updates, more than the limit of {MAX_CONNECTION_EVENTS:.0e} "
