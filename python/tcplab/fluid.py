@@ -135,6 +135,49 @@ def _whole(name: str, value, minimum: int) -> int:
     return int(value)
 
 
+#: Bytes per connection: batch means of the rate and its square (2 × 8 per batch,
+#: in Rust), plus ~300 for the per-connection vectors, lists and table.
+_BYTES_PER_CONN = 300
+#: Bytes per histogram cell (Rust counts, the Python rows and the DataFrame),
+#: measured: 100 connections × 10000 bins took 265 MB more than 100 × 0.
+_BYTES_PER_CELL = 270
+#: Bytes per traced (event, connection): the rate in Rust, in Python, in the table.
+_BYTES_PER_TRACED = 48
+#: Work: a congestion event updates every connection, ~35 ns each (measured:
+#: 10000 connections, 20000 events in 7 s); 1e11 is about an hour.
+MAX_CONNECTION_EVENTS = 10**11
+
+
+def check_size(n: int, events: int, batches: int, bins: int, trace: int) -> None:
+    """Refuse (UserError naming the input) a run that cannot fit this machine's
+    memory (`tcplab.limits.memory_budget_bytes`) or would take hours."""
+    from tcplab.limits import human_bytes, memory_budget_bytes
+
+    parts = {  # each grows with n times the input named
+        "batches": n * (_BYTES_PER_CONN + 16 * batches),
+        "bins": n * bins * _BYTES_PER_CELL,
+        "trace": n * trace * _BYTES_PER_TRACED,
+    }
+    total = sum(parts.values())
+    budget = memory_budget_bytes()
+    if total > budget:
+        key = max(parts, key=parts.get)
+        what = {"batches": "batches", "bins": "histogram bins", "trace": "traced events"}[key]
+        other = {"batches": batches, "bins": bins, "trace": trace}[key]
+        raise UserError(f"{_cli_name('n')}: {n} connections × {other} {what} need about {human_bytes(total)} "
+                        f"of memory, more than this machine can give ({human_bytes(budget)}); lower n or "
+                        f"{_cli_name(key)} (force=True / --force to try anyway)")
+    if n * events > MAX_CONNECTION_EVENTS:
+        raise UserError(f"{_cli_name('n')}: {n} connections × {events} events (warm-up included) is "
+                        f"{n * events:.3g} connection updates, more than the limit of {MAX_CONNECTION_EVENTS:.0e} "
+                        "(about an hour); lower n or events (force=True / --force to run anyway)")
+
+
+def _cli_name(key: str) -> str:
+    """An input's name with the `tcplab fluid` option that sets it: "n (--n)"."""
+    return f"{key} (--{'trace-events' if key == 'trace' else key})"
+
+
 def sigma_weights(n: int, sigma: float) -> list[float]:
     """Example 1's bias: the first ⌊N/2⌋ connections share probability σ, the
     others 1 − σ (N = 4: [σ/2, σ/2, (1−σ)/2, (1−σ)/2])."""
@@ -160,6 +203,7 @@ def fluid(
     initial=None,
     trace: int = 0,
     bins: int = 0,
+    force: bool = False,
 ) -> FluidResult:
     """Run the hybrid AIMD model of paper C.
 
@@ -173,7 +217,8 @@ def fluid(
     Sec. IV.B — or ``rate-proportional``); initial: rates at time 0 (default 0);
     trace: record the sample path over the first `trace` events; bins:
     histogram of the rates just before congestion events over [0, c].
-    Raises UserError on bad input.
+    Raises UserError on bad input, and on a run whose memory or work is beyond
+    this machine (`check_size`) unless `force`.
     """
     n = _whole("n", n, 1)
     if policy not in POLICIES:
@@ -190,6 +235,8 @@ def fluid(
     bins = _whole("bins", bins, 0)
     if not (isinstance(capacity, numbers.Real) and math.isfinite(capacity) and capacity > 0):
         raise UserError(f"capacity: expected a positive number, got {capacity!r}")
+    if not force:
+        check_size(n, events + warmup, batches, bins, trace)
     betas = _per_connection("beta", beta, n, lambda v: 0 < v < 1, "0 < beta < 1")
     etas = _per_connection("eta", eta, n, lambda v: v > 0, "a positive number")
     if tag not in TAGS:

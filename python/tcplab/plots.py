@@ -104,6 +104,9 @@ def save(fig: Figure, out: str | Path) -> Path:
     from tcplab.provenance import figure_metadata
 
     fig.savefig(out, dpi=150, bbox_inches="tight", metadata=figure_metadata(out))
+    from tcplab.outdir import record_written
+
+    record_written(out)  # a plot inside a run's --out folder is tcplab's: a later --out may replace it
     return out
 
 

@@ -13,9 +13,6 @@ columns cost ten times what a short packet-engine run costs (bench/NOTES.md,
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -245,12 +242,13 @@ class Result:
 
     def save(self, out_dir: str | Path, formats=("parquet", "csv")) -> Path:
         """Write summary.json, flows/links CSV and traces (Parquet and CSV) into
-        `out_dir` atomically: everything is written to a temporary sibling
-        first, so an error leaves no partial output behind."""
-        out = Path(out_dir)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-        try:
+        `out_dir`, whole or not at all, and never over files tcplab did not write
+        (`tcplab.outdir`: a folder that is neither missing, empty nor a previous
+        tcplab output is refused with a UserError; the output is written into a
+        temporary sibling and renamed into place)."""
+        from tcplab.outdir import write_output_dir
+
+        def write(tmp: Path) -> None:
             summary = self.to_dict()
             (tmp / "summary.json").write_text(json.dumps(summary, indent=2, default=_json_default) + "\n")
             self.flows.to_csv(tmp / "flows.csv", index=False)
@@ -265,13 +263,8 @@ class Result:
                                       dict(summary["meta"], units=units_of(df.columns), table=name))
                     if "csv" in formats:
                         df.to_csv(tmp / "traces" / f"{name}.csv", index=False)
-            if out.exists():
-                shutil.rmtree(out)
-            os.replace(tmp, out)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
-        return out
+
+        return write_output_dir(out_dir, write)
 
 
 def _fmt(v) -> str:

@@ -18,22 +18,59 @@ from tcplab.errors import UserError
 
 __all__ = ["load_scenario", "apply_overrides", "parse_override", "resolve", "read_toml"]
 
+#: Tables and arrays nest at most this deep in a scenario or sweep (the schema
+#: needs 5); deeper input is refused before anything recursive walks it.
+MAX_DEPTH = 64
+
+
+def check_depth(value: Any, where: str) -> None:
+    """UserError if tables/arrays in `value` nest deeper than MAX_DEPTH (an
+    iterative walk: no recursion limit to hit); the message names the key path."""
+    stack = [(value, 0, [])]
+    while stack:
+        node, depth, path = stack.pop()
+        if isinstance(node, Mapping):
+            children = [(v, [*path, str(k)]) for k, v in node.items()]
+        elif isinstance(node, (list, tuple)):
+            children = [(v, [*path, f"[{i}]"]) for i, v in enumerate(node)]
+        else:
+            continue
+        if depth >= MAX_DEPTH:
+            shown = ".".join(path[:6]).replace(".[", "[") + ("…" if len(path) > 6 else "")
+            raise UserError(f"{where}: {shown or 'the top level'}: tables and arrays nested more than "
+                            f"{MAX_DEPTH} deep; a scenario needs a handful of levels")
+        stack.extend((v, depth + 1, p) for v, p in children)
+
 
 def load_toml(path: str | Path, what: str = "scenario") -> dict:
-    """A TOML file as a dict; a missing file or bad syntax is a UserError
-    (`what` names the kind of file in the message). A packaged example
-    (`scenarios/x.toml`, `sweeps/x.toml`) is found wherever tcplab runs
-    (`tcplab.resources.locate`)."""
+    """A TOML file as a dict; a missing file, bytes that are not UTF-8, bad
+    syntax or absurd nesting is a UserError (`what` names the kind of file). A
+    packaged example (`scenarios/x.toml`, `sweeps/x.toml`) is found wherever
+    tcplab runs (`tcplab.resources.locate`)."""
     from tcplab.resources import locate
 
     p = locate(path)
     if not p.is_file():
         raise UserError(f"{path}: no such {what} file")
     try:
-        with p.open("rb") as fh:
-            return tomllib.load(fh)
+        data = p.read_bytes()
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read the {what} file: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise UserError(f"{path}: not UTF-8 text (byte {exc.start}, line {line}: {data[exc.start:exc.start + 1]!r}); "
+                        f"a {what} file is TOML, which is UTF-8") from None
+    try:
+        table = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise UserError(f"{path}: arrays or inline tables nested too deeply to read "
+                        f"(a {what} needs a handful of levels)") from None
+    check_depth(table, str(path))
+    return table
 
 
 def read_toml(path: str | Path) -> dict:
@@ -68,8 +105,15 @@ def read_rate_files(scenario: dict, base: str | Path = ".", replace_points: bool
         path = Path(base) / name
         if not path.is_file():
             raise UserError(f"{key}: no such file {str(path)!r}")
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except UnicodeDecodeError as exc:
+            raise UserError(f"{key}: {str(path)!r} is not UTF-8 text (byte {exc.start}); "
+                            "expected a CSV file with columns t_s,rate_bps") from None
+        except OSError as exc:
+            raise UserError(f"{key}: cannot read {str(path)!r}: {exc.strerror or exc}") from None
         points = []
-        for n, line in enumerate(path.read_text().splitlines(), 1):
+        for n, line in enumerate(lines, 1):
             cells = [c.strip() for c in line.split(",")]
             if not line.strip() or line.lstrip().startswith("#"):
                 continue
@@ -101,23 +145,33 @@ def parse_override(text: str) -> tuple[list[str], Any]:
         raise UserError(f"--set {text!r}: expected key.path=value, e.g. flows.tcp.variant=newreno")
     key, raw = text.split("=", 1)
     key = key.strip()
+    shown = text if len(text) <= 60 else text[:57] + "..."
     if not key or any(not part for part in key.split(".")):
-        raise UserError(f"--set {text!r}: the key path {key!r} is empty or has an empty part")
+        raise UserError(f"--set {shown!r}: the key path {key!r} is empty or has an empty part")
+    if key.count(".") >= MAX_DEPTH:
+        raise UserError(f"--set {shown!r}: the key path has {key.count('.') + 1} parts; "
+                        f"at most {MAX_DEPTH}")
     raw = raw.strip()
     try:
         value = tomllib.loads(f"v = {raw}")["v"]
     except tomllib.TOMLDecodeError:
         value = raw
+    except RecursionError:
+        raise UserError(f"--set {shown!r}: the value nests arrays or tables too deeply") from None
+    check_depth(value, f"--set {key}")
     return key.split("."), value
 
 
 def apply_overrides(scenario: Mapping, overrides: Iterable[str | tuple[list[str], Any]]) -> dict:
     """Return a copy of `scenario` with each override set (tables created as needed)."""
+    check_depth(scenario, "scenario")
     out = copy.deepcopy(dict(scenario))
     for ov in overrides:
         parts, value = parse_override(ov) if isinstance(ov, str) else ov
         if isinstance(parts, str):
             parts = parts.split(".")
+        if not isinstance(ov, str):
+            check_depth(value, ".".join(map(str, parts)))
         node = out
         for i, part in enumerate(parts[:-1]):
             child = node.get(part)
@@ -145,6 +199,7 @@ def resolve(scenario: Mapping) -> dict:
     """Validate a scenario dict and fill in every default (the engine's schema).
     A rate trace `file` still unread (set by an override or in a dict) is read
     relative to the working directory."""
+    check_depth(scenario, "scenario")
     scenario = dict(scenario)
     if _rate_files(scenario):  # read into a copy: the caller's dict is left as it is
         scenario = read_rate_files(copy.deepcopy(scenario))

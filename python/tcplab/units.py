@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 from tcplab.errors import UserError
@@ -20,15 +21,27 @@ def _parse(value, table: dict, what: str, example: str, path: str) -> float:
     if isinstance(value, bool):
         raise UserError(f"{path}: expected {what} such as {example}, got {value!r}")
     if isinstance(value, (int, float)):
-        v, unit = float(value), ""
+        try:
+            v, unit = float(value), ""
+        except OverflowError:  # an int beyond a double
+            v, unit = math.inf, ""
     else:
         m = _NUM.match(str(value))
         if not m or m.group(2) not in table:
-            raise UserError(f"{path}: expected {what} such as {example}, got {value!r}")
+            raise UserError(f"{path}: expected {what} such as {example}, got {_short(value)}")
         v, unit = float(m.group(1)), m.group(2)
     if v < 0:
-        raise UserError(f"{path}: expected a non-negative {what}, got {value!r}")
-    return v * table[unit]
+        raise UserError(f"{path}: expected a non-negative {what}, got {_short(value)}")
+    out = v * table[unit]
+    if not math.isfinite(out):  # nan, inf, 1e999, 10**400
+        raise UserError(f"{path}: expected a finite {what}, got {_short(value)}")
+    return out
+
+
+def _short(value) -> str:
+    """repr(value), cut to 60 characters (a 400-digit number is not a message)."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def parse_duration(value, path: str = "duration") -> float:

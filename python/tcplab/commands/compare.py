@@ -118,6 +118,11 @@ def main(args) -> int:
         flows = [int(x) for x in args.flows.split(",") if x.strip()]
     except ValueError:
         raise UserError(f"--flows: expected comma-separated flow ids, got {args.flows!r}") from None
+    if args.out:
+        from tcplab.outdir import check_output_dir
+
+        for e in engines:  # refused before the runs, not after them
+            check_output_dir(Path(args.out) / e, "--out")
     results, fig = compare(args.scenario, engines, args.overrides, flows)
     tab = table(results)
     out = Path(args.out) if args.out else _fresh_dir(args.scenario)

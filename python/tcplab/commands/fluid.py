@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from fractions import Fraction
 
@@ -64,12 +65,19 @@ def register(subparsers) -> None:
                    help="write the distribution of rates just before congestion events to a CSV file")
     p.add_argument("--bins", type=int, default=50, help="histogram bins over [0, c] (default 50)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--force", action="store_true",
+                   help="run even when the estimated memory or work is beyond this machine")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     from tcplab.fluid import fluid
 
+    if args.histogram and args.bins < 1:
+        raise UserError(f"--bins: expected a whole number ≥ 1 for --histogram, got {args.bins}")
+    for path, opt in ((args.trace, "--trace"), (args.histogram, "--histogram")):
+        if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+            raise UserError(f"{opt} {path}: no such folder {os.path.dirname(path)!r}")
     result = fluid(
         n=args.n,
         beta=_numbers(args.beta, "beta"),
@@ -86,6 +94,7 @@ def run(args) -> int:
         batches=args.batches,
         trace=args.trace_events if args.trace else 0,
         bins=args.bins if args.histogram else 0,
+        force=args.force,
     )
     for key, path in (("rates", args.trace), ("rates_at_congestion", args.histogram)):
         if path:

@@ -61,17 +61,29 @@ def main(args) -> int:
     root = Path(args.dir)
     if not root.is_dir():
         raise UserError(f"{root}: no such sweep directory")
-    store = Store(root)
+    if args.limit < 0:
+        raise UserError(f"--limit: expected a whole number ≥ 0 (0 = all rows), got {args.limit}")
+    if args.csv and args.csv != "-":
+        csv_dir = Path(args.csv).parent
+        if not csv_dir.is_dir():
+            raise UserError(f"--csv {args.csv}: no such folder {str(csv_dir)!r}")
+    store = Store(root, readonly=True)
     if args.builds:
         _print(_builds_frame(store.builds()), 0)
         return 0
-    con = store.connect(build=args.build)
-    if args.build is not None and not con.execute("SELECT count(*) FROM raw").fetchone()[0]:
-        known = ", ".join(b or "(not recorded)" for b, _ in store.builds())
-        raise UserError(f"--build: no stored row was computed by a build starting with {args.build!r}; "
-                        f"stored builds: {known}")
-    columns = [r[0] for r in con.execute("DESCRIBE points").fetchall()]
-    query = args.sql or default_query(store.meta(), columns)
+    meta = store.meta()
+    try:
+        con = store.connect(build=args.build)
+        if args.build is not None and not con.execute("SELECT count(*) FROM raw").fetchone()[0]:
+            known = ", ".join(b or "(not recorded)" for b, _ in store.builds())
+            raise UserError(f"--build: no stored row was computed by a build starting with {args.build!r}; "
+                            f"stored builds: {known}")
+        columns = [r[0] for r in con.execute("DESCRIBE points").fetchall()]
+    except duckdb.Error as exc:
+        raise UserError(f"{root}: cannot read the results store: {str(exc).splitlines()[0]}") from None
+    query = args.sql or default_query(meta, columns)
+    if args.sql:
+        read_only_query(con, query)
     try:
         df = con.execute(query).df()
     except duckdb.Error as exc:
@@ -80,7 +92,10 @@ def main(args) -> int:
         if args.csv == "-":
             print(df.to_csv(index=False), end="")
             return 0
-        df.to_csv(args.csv, index=False)
+        try:
+            df.to_csv(args.csv, index=False)
+        except OSError as exc:
+            raise UserError(f"--csv {args.csv}: cannot write: {exc.strerror or exc}") from None
         Console(stderr=True).print(f"[dim]wrote {len(df)} rows to {args.csv}[/dim]")
         return 0
     if args.format == "csv":
@@ -98,6 +113,28 @@ def _builds_frame(builds):
     import pandas as pd
 
     return pd.DataFrame([{"build": b if b is not None else "(not recorded)", "rows": n} for b, n in builds])
+
+
+#: what --sql may run: queries, which read (the store is opened read-only)
+READ_ONLY = ("SELECT", "EXPLAIN")
+
+
+def read_only_query(con, query: str) -> None:
+    """Refuse (UserError) any statement but a query: COPY ... TO, ATTACH, CREATE,
+    INSERT, SET, PRAGMA and the like would write files or change the session."""
+    import duckdb
+
+    from tcplab.errors import UserError
+
+    try:
+        statements = con.extract_statements(query)
+    except duckdb.Error as exc:
+        raise UserError(f"--sql: {exc}") from None
+    for st in statements:
+        kind = str(st.type).rsplit(".", 1)[-1]
+        if kind not in READ_ONLY:
+            raise UserError(f"--sql: only queries (SELECT, EXPLAIN) are allowed, the store is opened "
+                            f"read-only; got a {kind} statement: {st.query.strip()[:80]!r}")
 
 
 def _print(df, limit: int) -> None:

@@ -23,13 +23,18 @@ def register(sub) -> None:
     p.add_argument("--trace-interval", default=None, metavar="DURATION",
                    help="sample traces every DURATION (e.g. 0.1s) instead of at every change")
     p.add_argument("--out", default=None, metavar="DIR",
-                   help="write summary.json, flows.csv, links.csv and traces (Parquet + CSV) into DIR")
+                   help="write summary.json, flows.csv, links.csv and traces (Parquet + CSV) into DIR: a new or "
+                   "empty folder, or one an earlier `tcplab run --out` wrote (replaced whole, atomically)")
     p.add_argument("--json", action="store_true", help="print the JSON summary instead of tables")
     p.set_defaults(func=main)
 
 
 def main(args) -> int:
     trace = [s for s in args.trace.split(",") if s.strip()] if args.trace else None
+    if args.out:
+        from tcplab.outdir import check_output_dir
+
+        check_output_dir(args.out)  # refused before the run, not after it
     with watching(args.engine, args.scenario):
         res = run(args.scenario, engine=args.engine, overrides=args.overrides, trace=trace,
                   trace_interval=args.trace_interval)

@@ -61,6 +61,10 @@ def main(args) -> int:
     planned = plan(sweep)
     if args.dry_run:
         return _dry_run(sweep, planned, out)
+    if planned and all(p.error for p in planned):
+        # nothing would run: a failure, not a sweep of failed rows that exits 0
+        raise UserError(f"{args.sweep}: every one of the {len(planned)} points is invalid, nothing to run; "
+                        f"the first: {planned[0].error}")
     outcome = run_sweep(sweep, out, executor=args.executor, jobs=args.jobs, pool=args.pool, address=args.address,
                         batch=args.batch, retry_failed=args.retry_failed, console=console, planned=planned)
     print_summary(outcome, stdout_console())
@@ -69,7 +73,13 @@ def main(args) -> int:
         if png:
             console.print(f"[dim]plot: {png}[/dim]")
     console.print(f"[dim]results: tcplab results {out}[/dim]")
-    return 130 if outcome.interrupted else 0
+    if outcome.interrupted:
+        return 130
+    keys = {p.key for p in planned}
+    if keys and sum(outcome.failures.values()) >= len(keys):
+        console.print(f"[red]every point of the sweep failed[/red]")
+        return 1
+    return 0
 
 
 def _dry_run(sweep, planned, out: Path) -> int:
@@ -78,7 +88,7 @@ def _dry_run(sweep, planned, out: Path) -> int:
     from tcplab.sweep.runner import axis_column
     from tcplab.sweep.store import Store
 
-    stored = Store(out).statuses()
+    stored = Store(out, readonly=True).statuses()
     cols = [axis_column(p) for p in sweep.columns]
     t = Table(title=f"{sweep.name}: {len(planned)} points on {sweep.engine} → {out}")
     for c in ["#", *cols, "rep", "seed", "key", "state"]:
@@ -102,7 +112,7 @@ def _dry_run(sweep, planned, out: Path) -> int:
     todo = len({p.key for p in planned} - set(stored))
     stdout_console().print(f"{len(planned)} points, {len({p.key for p in planned})} distinct, "
                     f"{sum(1 for p in planned if p.error)} invalid, {todo} to run")
-    return 0
+    return 2 if planned and all(p.error for p in planned) else 0
 
 
 def _ranges(idx: list[int]) -> str:

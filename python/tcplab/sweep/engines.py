@@ -27,7 +27,7 @@ DEFAULT_METRIC = {
 }
 
 # inputs of tcplab.fluid() that describe the model (not its outputs)
-_FLUID_SKIP = {"trace", "bins"}
+_FLUID_SKIP = {"trace", "bins", "force"}
 
 
 @functools.lru_cache(maxsize=None)

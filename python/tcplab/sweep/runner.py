@@ -21,6 +21,8 @@ RESERVED = ("key", "replication", "seed", "engine", "engine_version", "build", "
 #: A batch is also written when this many seconds have passed since the last one,
 #: so that a slow engine loses little to a kill.
 FLUSH_S = 10.0
+#: seeds are u64 end to end: the engines' type and the store's column
+SEED_LIMIT = 1 << 64
 
 
 def axis_column(path: str) -> str:
@@ -58,8 +60,8 @@ def plan(sweep: Sweep) -> list[Planned]:
                 if base_seed is None:
                     base_seed = default_seed(engine, sweep.base)
                 seed = base_seed
-            if isinstance(seed, bool) or not isinstance(seed, int):
-                raise UserError(f"seed: expected a whole number, got {seed!r}")
+            if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < SEED_LIMIT:
+                raise UserError(f"seed: expected a whole number 0 ≤ seed < 2^64, got {seed!r}")
             seed = derive_seed(seed, pt.replication)
             sc["seed"] = seed
             resolved = prepare(engine, sc)
@@ -126,11 +128,19 @@ def run_sweep(
     planned: list[Planned] | None = None,
 ) -> Outcome:
     """Run the points of `sweep` not yet stored under `out_dir`; return what happened."""
-    from tcplab.sweep import executors
-
     t0 = time.perf_counter()
     planned = planned if planned is not None else plan(sweep)
     store = Store(out_dir)
+    with store.lock(console if progress else None):  # one writer at a time; a second one waits
+        return _run_locked(sweep, store, planned, t0, executor, jobs, pool, address, batch, retry_failed,
+                           progress, console)
+
+
+def _run_locked(sweep, store, planned, t0, executor, jobs, pool, address, batch, retry_failed, progress,
+                console) -> Outcome:
+    from tcplab.sweep import executors
+
+    out_dir = store.root
     version = engine_version(sweep.engine)
     stored = store.statuses()
     outcome = Outcome(sweep, Path(out_dir), planned)

@@ -42,6 +42,10 @@ ENGINES = ("packet", "fluid", "ns2", "predict", "linux")
 SPEC_KEYS = {"values", "range", "step", "linear", "log", "n", "zip"}
 TOP_KEYS = {"name", "description", "engine", "scenario", "metric", "replications", "batch", "set", "axes"}
 UNIT_TABLES = (("duration", _DURATION), ("rate", _RATE), ("frequency", _FREQ))
+#: values of one axis, and points of a whole sweep (axes × replications): beyond
+#: these the plan alone (a resolved scenario per point) would not fit in memory
+MAX_AXIS = 1_000_000
+MAX_POINTS = 10_000_000
 
 
 @dataclass(frozen=True)
@@ -113,15 +117,21 @@ def split_unit(value, where: str) -> tuple[float, str, str | None, Decimal]:
     """A number or unit string → (SI value, unit, kind, scale); kind None for plain numbers."""
     if isinstance(value, bool):
         raise UserError(f"{where}: expected a number or a unit string such as \"10Hz\", got {value!r}")
+    out = None
     if isinstance(value, (int, float)):
-        return float(value), "", None, Decimal(1)
-    if isinstance(value, str):
+        out = (float(value) if abs(value) < 1e308 else math.inf), "", None, Decimal(1)
+    elif isinstance(value, str):
         m = _NUM.match(value)
         if m and m.group(2):
             for kind, table in UNIT_TABLES:
                 if m.group(2) in table:
                     scale = Decimal(str(table[m.group(2)]))
-                    return float(Decimal(m.group(1)) * scale), m.group(2), kind, scale
+                    out = float(Decimal(m.group(1)) * scale), m.group(2), kind, scale
+                    break
+    if out is not None:
+        if not math.isfinite(out[0]):
+            raise UserError(f"{where}: expected a finite number, got {str(value)[:40]!r}")
+        return out
     raise UserError(f"{where}: expected a number or a unit string such as \"10Hz\", \"5ms\", \"1Mbps\"; got {value!r}")
 
 
@@ -153,8 +163,8 @@ def _ends(spec: dict, key: str, where: str):
 
 def _count(spec: dict, where: str) -> int:
     n = spec.get("n")
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise UserError(f"{where}: n = <number of points ≥ 1> expected, got {n!r}")
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1 or n > MAX_AXIS:
+        raise UserError(f"{where}: n = <number of points, 1 to {MAX_AXIS}> expected, got {n!r}")
     return n
 
 
@@ -188,7 +198,10 @@ def expand_values(spec, where: str) -> tuple[list, bool]:
             step = float(scale)
         if step <= 0 or hi < lo:
             raise UserError(f"{where}: range needs low ≤ high and step > 0; got {ends!r}, step {step_raw!r}")
-        n = int(math.floor((hi - lo) / step * (1 + 1e-12) + 1e-9)) + 1
+        span = (hi - lo) / step * (1 + 1e-12) + 1e-9
+        if not math.isfinite(span) or span >= MAX_AXIS:
+            raise UserError(f"{where}: range {ends!r} with step {step_raw!r} has more than {MAX_AXIS} values")
+        n = int(math.floor(span)) + 1
         whole = all(isinstance(e, int) and not isinstance(e, bool) for e in ends) and float(step).is_integer()
         values = [lo + i * step for i in range(n)]
     elif kind == "linear":
@@ -281,10 +294,17 @@ def parse_sweep(data: dict, source: Path | None = None, engine: str | None = Non
     reps = data.get("replications", 1)
     if isinstance(reps, bool) or not isinstance(reps, int) or reps < 1:
         raise UserError(f"{where}: replications: expected a whole number ≥ 1, got {reps!r}")
+    points = math.prod(len(a.values) for a in axes) * reps
+    if points > MAX_POINTS:
+        raise UserError(f"{where}: axes × replications make {points} points, more than {MAX_POINTS}; "
+                        "split the sweep")
     batch = data.get("batch", 16)
     if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
         raise UserError(f"{where}: batch: expected a whole number ≥ 1, got {batch!r}")
     name = data.get("name") or (source.stem if source else "sweep")
+    if not isinstance(name, str) or name in (".", "..") or any(c in name for c in "/\\\0") or name.startswith("."):
+        raise UserError(f"{where}: name: expected a plain folder name (no path separators, not . or .., "
+                        f"not starting with a dot; it names runs/sweeps/<name>), got {name!r}")
     # the file's metric belongs to the file's engine; another engine has its own default
     metric = data.get("metric") if engine == file_engine else None
     return Sweep(name=str(name), engine=engine, base=base, axes=axes, replications=reps,

@@ -20,14 +20,23 @@ the old rows; `connect(build=...)` and `tcplab results --build` pick one build.
 
 A kill -9 loses at most the batch in progress; a re-run reads the keys already
 stored and computes only the others. Should a key appear twice (a retried
-failure, two sweeps sharing a directory), readers keep one row per key: an ok
-row over a failed one, then the newest.
+failure), readers keep one row per key: an ok row over a failed one, then the newest.
+
+A part file that cannot be read whole (truncated, garbage) is moved aside to
+DIR/store/quarantine/ by a sweep, with a warning, and its points are computed
+again; readers (`tcplab results`, `--dry-run`) skip it with the same warning and
+move nothing. A sweep holds an exclusive lock on DIR/.lock (fcntl) while it
+runs: a second sweep into the same directory waits for it, then computes only
+what is still missing.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -37,13 +46,46 @@ import pyarrow.parquet as pq
 from tcplab.errors import UserError
 
 PART_GLOB = "part-*.parquet"
+QUARANTINE = "quarantine"
+#: the seed column is unsigned: seeds are u64 end to end (the engines' type)
+SEED_TYPE = pa.uint64()
+
+
+def warn(msg: str) -> None:
+    print(f"tcplab: warning: {msg}", file=sys.stderr)
 
 
 class Store:
-    def __init__(self, root: str | Path):
+    def __init__(self, root: str | Path, readonly: bool = False):
         self.root = Path(root)
         self.parts = self.root / "store"
+        self.readonly = readonly  # readers never move a file, even an unreadable one
         self._seq = 0
+        self._good: set[str] = set()  # part files read whole once (a part never changes)
+        self._bad: set[str] = set()
+
+    @contextlib.contextmanager
+    def lock(self, console=None):
+        """Hold DIR/.lock exclusively (fcntl.flock) while a sweep writes; a second
+        writer waits for the first, then sees what it stored."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.root / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+                msg = f"another sweep (pid {holder}) is writing to {self.root}; waiting for it to finish"
+                if console is not None:
+                    console.print(f"[yellow]{msg}[/yellow]")
+                else:
+                    warn(msg)
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            yield
+        finally:
+            os.close(fd)  # releases the lock
 
     # --- writing ---------------------------------------------------------------------
 
@@ -81,9 +123,11 @@ class Store:
     def clean_stale(self) -> int:
         """Remove temporary files left by a killed writer (its pid is gone); return how many."""
         removed = 0
-        for tmp in self.parts.glob(".part-*.parquet.tmp") if self.parts.is_dir() else []:
+        parts = list(self.parts.glob(".part-*.parquet.tmp")) if self.parts.is_dir() else []
+        metas = list(self.root.glob(".sweep.json.*.tmp")) if self.root.is_dir() else []
+        for tmp in parts + metas:
             try:
-                pid = int(tmp.name.split("-")[2])
+                pid = int(tmp.name.split("-")[2] if tmp in parts else tmp.name.split(".")[3])
                 os.kill(pid, 0)
                 continue  # its writer is alive
             except ProcessLookupError:
@@ -95,13 +139,42 @@ class Store:
         return removed
 
     def files(self) -> list[Path]:
-        return sorted(self.parts.glob(PART_GLOB)) if self.parts.is_dir() else []
+        """The part files that can be read whole; the others are quarantined
+        (moved to store/quarantine/, never deleted) or, read-only, skipped, with a warning."""
+        found = sorted(self.parts.glob(PART_GLOB)) if self.parts.is_dir() else []
+        return [f for f in found if self._readable(f)]
+
+    def _readable(self, f: Path) -> bool:
+        if f.name in self._good:
+            return True
+        try:
+            t = pq.read_table(f, use_threads=False)
+            if "key" not in t.column_names or "status" not in t.column_names:
+                raise ValueError("no key or status column")
+        except (MemoryError, PermissionError):
+            raise  # short of memory, or not allowed: the file's content is not to blame
+        except (OSError, ValueError) as exc:  # ArrowInvalid, ArrowIOError: what corrupt files raise
+            why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            if f.name not in self._bad:
+                self._bad.add(f.name)
+                if self.readonly:
+                    warn(f"{f}: unreadable results file skipped ({why}); "
+                         "its points count as not stored (a sweep re-run moves it aside and computes them)")
+                else:
+                    q = self.parts / QUARANTINE
+                    q.mkdir(exist_ok=True)
+                    os.replace(f, q / f.name)
+                    warn(f"{f}: unreadable results file moved to {q / f.name} ({why}); "
+                         "its points will be computed again")
+            return False
+        self._good.add(f.name)
+        return True
 
     def statuses(self) -> dict[str, str]:
         """key → "ok" or "failed" (ok wins) for every stored key."""
         out: dict[str, str] = {}
         for f in self.files():
-            t = pq.read_table(f, columns=["key", "status"])
+            t = pq.read_table(f, columns=["key", "status"], use_threads=False)
             for k, s in zip(t.column("key").to_pylist(), t.column("status").to_pylist()):
                 if out.get(k) != "ok":
                     out[k] = s
@@ -109,7 +182,16 @@ class Store:
 
     def meta(self) -> dict:
         p = self.root / "sweep.json"
-        return json.loads(p.read_text()) if p.is_file() else {}
+        if not p.is_file():
+            return {}
+        try:
+            meta = json.loads(p.read_text())
+        except (OSError, ValueError, UnicodeDecodeError) as exc:
+            raise UserError(f"{p}: unreadable sweep description ({exc}); "
+                            "re-run the sweep to write it again") from None
+        if not isinstance(meta, dict):
+            raise UserError(f"{p}: expected a JSON object; re-run the sweep to write it again")
+        return meta
 
     def connect(self, build: str | None = None):
         """A DuckDB connection with the view `points` (one row per key) and `raw`
@@ -165,14 +247,14 @@ def _to_table(rows: list[dict]) -> pa.Table:
     arrays = {}
     for k, values in columns.items():
         try:
-            arrays[k] = pa.array(values)
-        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            arrays[k] = pa.array(values, type=SEED_TYPE if k == "seed" else None)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
             arrays[k] = pa.array([None if v is None else json.dumps(v, default=str) for v in values])
     return pa.table(arrays)
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with open(tmp, "wb") as fh:
         fh.write(data)
         fh.flush()
