@@ -3,6 +3,7 @@
 //!
 //! Entry point: [`sim::run_json`] (or [`scenario::Scenario`] + [`sim::Sim`]).
 
+pub mod budget;
 pub mod net;
 pub mod record;
 pub mod rng;

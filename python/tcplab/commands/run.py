@@ -23,13 +23,15 @@ def register(sub) -> None:
     p.add_argument("--out", default=None, metavar="DIR",
                    help="write summary.json, flows.csv, links.csv and traces (Parquet + CSV) into DIR")
     p.add_argument("--json", action="store_true", help="print the JSON summary instead of tables")
+    p.add_argument("--force", action="store_true",
+                   help="run even if the estimated work or memory is beyond the packet engine's limits")
     p.set_defaults(func=main)
 
 
 def main(args) -> int:
     trace = [s for s in args.trace.split(",") if s.strip()] if args.trace else None
     res = run(args.scenario, engine=args.engine, overrides=args.overrides, trace=trace,
-              trace_interval=args.trace_interval)
+              trace_interval=args.trace_interval, force=args.force)
     if args.out:
         res.save(args.out)
     if args.json:
