@@ -15,7 +15,7 @@ import sys
 from tcplab.errors import UserError
 
 #: Subcommand modules, in the order `tcplab --help` lists them.
-COMMANDS = ["run", "compare", "predict", "fluid", "sweep", "results", "export-ns2", "plot", "reproduce"]
+COMMANDS = ["run", "compare", "predict", "fluid", "sweep", "results", "export-ns2", "plot", "reproduce", "linux"]
 
 
 def build_parser() -> argparse.ArgumentParser:
