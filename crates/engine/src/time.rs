@@ -164,7 +164,9 @@ pub fn format_rate(bps: f64) -> String {
             return format!("{}{unit}", trim_float(v));
         }
     }
-    format!("{}bps", trim_float(bps))
+    // shortest form that reads back as the same f64 (a resolved scenario
+    // must round-trip: 9 decimals turned 1e-10 bit/s into "0bps")
+    format!("{bps}bps")
 }
 
 fn trim_float(v: f64) -> String {
@@ -290,7 +292,7 @@ unit_newtype!(
 );
 
 pub fn format_freq(hz: f64) -> String {
-    format!("{}Hz", trim_float(hz))
+    format!("{hz}Hz")
 }
 
 /// Transmission time of `bytes` at `rate_bps`, rounded to the nearest nanosecond.
@@ -376,6 +378,17 @@ mod tests {
     fn a_transmission_slower_than_any_run_saturates_instead_of_wrapping() {
         assert_eq!(tx_time_ns(1500, 1e-300), MAX_TIME_NS);
         assert_eq!(tx_time_ns(1500, 0.0), MAX_TIME_NS);
+    }
+
+    #[test]
+    fn tiny_and_odd_rates_and_frequencies_round_trip_exactly() {
+        for v in [1e-10, 0.1 + 0.2, 123.456789012345, 1e9, 0.0] {
+            assert_eq!(parse_rate(&format_rate(v)).unwrap(), v);
+            assert_eq!(parse_freq(&format_freq(v)).unwrap(), v);
+        }
+        assert_eq!(parse_rate(&format_rate(1e13)).unwrap(), 1e13);
+        assert_eq!(format_freq(0.4), "0.4Hz");
+        assert_eq!(format_rate(300.0), "300bps");
     }
 
     #[test]
