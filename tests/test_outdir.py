@@ -2,6 +2,7 @@
 an output is there whole (the previous one or the new one) or not at all."""
 
 import hashlib
+import json
 import os
 import random
 import signal
@@ -20,11 +21,26 @@ ROOT = Path(__file__).resolve().parent.parent
 SCENARIO = ROOT / "scenarios" / "a-constant-udp.toml"
 
 
+def content(p: Path) -> bytes:
+    """A file's content without the provenance every save stamps anew (the time and
+    command in summary.json's "meta" and in Parquet schema metadata): two saves of one
+    result are then the same, saves of two results differ."""
+    if p.name == "summary.json":
+        d = json.loads(p.read_text())
+        d.pop("meta", None)
+        return json.dumps(d, sort_keys=True).encode()
+    if p.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        return pq.read_table(p).replace_schema_metadata(None).to_pandas().to_csv().encode()
+    return p.read_bytes()
+
+
 def tree(folder: Path) -> dict:
-    """relative path → sha256 of every file under `folder` (folders as None)."""
+    """relative path → sha256 of every file's content under `folder` (folders as None)."""
     out = {}
     for p in sorted(folder.rglob("*")):
-        out[p.relative_to(folder).as_posix()] = hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else None
+        out[p.relative_to(folder).as_posix()] = hashlib.sha256(content(p)).hexdigest() if p.is_file() else None
     return out
 
 

@@ -27,6 +27,7 @@ def run(
     overrides: Mapping[str, Any] | Iterable[str] | None = (),
     trace: Iterable[str] | None = None,
     trace_interval: str | float | None = None,
+    force: bool = False,
 ) -> Result:
     """Run a scenario (a TOML path or a dict) on an engine and return its Result.
 
@@ -36,7 +37,9 @@ def run(
     a wrong shape is a TypeError, a malformed entry a ValueError (`UserError`), both naming it.
     `trace` names the series to record
     (cwnd, inflight, seq, queue, drops, udp), `trace_interval` samples them at a fixed
-    interval instead of at every change.
+    interval instead of at every change. The packet engine refuses a run whose
+    estimated work or memory is beyond what the machine can do (the error names
+    the key that costs most); `force=True` runs it anyway.
     """
     extra = []
     if trace:
@@ -49,7 +52,7 @@ def run(
         extra.append((["trace", "interval"], trace_interval))
     sc = load_scenario(scenario, override_list(overrides) + extra)
     if engine == "packet":
-        return _run_packet(sc)
+        return _run_packet(sc, force=force)
     if engine == "ns2":
         from tcplab.backends.ns2 import run_ns2
 
@@ -107,12 +110,12 @@ def override_list(overrides) -> list:
     return out
 
 
-def _run_packet(sc: dict) -> Result:
+def _run_packet(sc: dict, force: bool = False) -> Result:
     from tcplab.scenario import _core
 
     t0 = time.perf_counter()
     try:
-        resolved, summary, traces = _core().run_scenario(json.dumps(sc))
+        resolved, summary, traces = _core().run_scenario(json.dumps(sc), force=force)
     except ValueError as exc:
         raise UserError(f"scenario: {exc}") from None
     wall = time.perf_counter() - t0

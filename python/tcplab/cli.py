@@ -30,6 +30,7 @@ COMMANDS = {
     "export-ns2": "write the ns-2 Tcl script for a scenario",
     "plot": "draw a run's traces (cwnd, queue, seq, rate)",
     "reproduce": "reproduce the papers' claims: figures, verdicts, HTML report",
+    "linux": "housekeeping of the linux engine",
 }
 
 

@@ -114,6 +114,7 @@ impl Config {
             }
             _ => {}
         }
+        self.check_memory()?;
         if let Some(x0) = &self.initial {
             check_weights("initial", x0, n)?;
             let s: f64 = x0.iter().sum();
@@ -123,6 +124,38 @@ impl Config {
                     self.capacity
                 ));
             }
+        }
+        Ok(())
+    }
+
+    /// Refuse a run whose tables would not fit in memory, naming the key
+    /// that makes them large, instead of aborting on allocation: per
+    /// connection, a histogram (counts and fractions, 16 bytes a bin) and a
+    /// batch row (16 bytes a batch); the trace, 8 bytes per connection per
+    /// traced event. The limit is the packet engine's (6 GiB: a 2-core
+    /// 24 GiB machine, with room for Python's copies of the results).
+    fn check_memory(&self) -> Result<(), String> {
+        const LIMIT: f64 = 6.0 * (1u64 << 30) as f64;
+        let n = self.n() as f64;
+        let parts = [
+            ("histogram_bins", n * 16.0 * self.histogram_bins as f64),
+            ("batches", n * 16.0 * self.batches as f64),
+            (
+                "trace_events",
+                8.0 * (n + 1.0) * (self.trace_events as f64).min(self.events as f64),
+            ),
+            ("n", n * 128.0),
+        ];
+        let total: f64 = parts.iter().map(|p| p.1).sum();
+        if total > LIMIT {
+            let key = parts.iter().max_by(|a, b| a.1.total_cmp(&b.1)).unwrap().0;
+            return Err(format!(
+                "{key}: this run would hold ~{:.1} GiB for {} connections (limit {:.0} GiB); \
+                 use fewer connections, bins, batches or traced events",
+                total / (1u64 << 30) as f64,
+                self.n(),
+                LIMIT / (1u64 << 30) as f64
+            ));
         }
         Ok(())
     }

@@ -4,6 +4,7 @@
 //! Entry point: [`sim::run_json`] (or [`scenario::Scenario`] → [`scenario::Plan`]
 //! → [`sim::Sim`]). The layers and the data flow: docs/ARCHITECTURE.md.
 
+pub mod budget;
 pub mod net;
 pub mod record;
 pub mod rng;

@@ -385,9 +385,21 @@ impl Sim {
     }
 
     /// Run to the end and report.
-    pub fn run(mut self) -> RunOutput {
+    pub fn run(self) -> RunOutput {
+        self.run_until_stopped(|| false)
+            .expect("a run that is never stopped ends")
+    }
+
+    /// Run to the end and report, asking `stop` every 2^15 events (a few
+    /// milliseconds of work) whether to give up; None if it said so (Ctrl-C).
+    pub fn run_until_stopped(mut self, mut stop: impl FnMut() -> bool) -> Option<RunOutput> {
         let end = self.end;
+        let mut polls: u32 = 0;
         while let Some((now, ev)) = self.sched.pop_until(end) {
+            polls = polls.wrapping_add(1);
+            if polls % (1 << 15) == 0 && stop() {
+                return None;
+            }
             match ev {
                 Event::LinkDeliver(l) => {
                     self.links[l as usize].delivering();
@@ -432,7 +444,7 @@ impl Sim {
                 }
             }
         }
-        self.report()
+        Some(self.report())
     }
 
     /// After the warm-up snapshot: the receivers' links that held packets
@@ -964,9 +976,11 @@ pub fn udp_departures(plan: &Plan, flow: u32) -> Option<Vec<SimTime>> {
     ))
 }
 
-/// Parse, resolve, plan and run a scenario given as JSON.
+/// Parse, resolve, plan and run a scenario given as JSON; refused if beyond
+/// [`crate::budget`]'s limits.
 pub fn run_json(text: &str) -> Result<(Scenario, RunOutput), crate::scenario::ScenarioError> {
     let sc = Scenario::from_json(text)?.resolve()?;
+    crate::budget::check(&sc, false)?;
     let plan = Plan::from_scenario(&sc)?;
     let out = Sim::new(&plan).run();
     Ok((sc, out))

@@ -14,6 +14,25 @@ pub type SimTime = u64;
 
 pub const NS_PER_S: u64 = 1_000_000_000;
 
+/// The longest time a scenario may write: 10⁹ s (about 31.7 years), 10¹⁸ ns.
+/// The clock (`u64` ns) holds 1.8·10¹⁹ ns, so any sum of up to 18 such
+/// times (start + jitter + delay + timeout, ...) cannot wrap; a larger value
+/// used to be capped at 2⁶⁴ − 1 ns and wrap in the first addition.
+pub const MAX_TIME_NS: SimTime = 1_000_000_000 * NS_PER_S;
+
+/// The fastest rate a scenario may write: 10 Tbit/s. A 1500-byte packet then
+/// takes 1.2 ns, the clock's resolution; faster links would transmit in no
+/// time at all (and a source that fast sends without time advancing).
+pub const MAX_RATE_BPS: f64 = 1e13;
+
+/// The highest frequency a scenario may write: 1 GHz, a period of the
+/// clock's 1 ns resolution.
+pub const MAX_FREQ_HZ: f64 = 1e9;
+
+/// The largest amount of data a scenario may write: 1 TB (10¹² bytes; a
+/// buffer or a playback read that large is already far beyond any memory).
+pub const MAX_BYTES: u64 = 1_000_000_000_000;
+
 /// Seconds (f64) from nanoseconds.
 #[inline]
 pub fn secs(t_ns: SimTime) -> f64 {
@@ -61,7 +80,13 @@ pub fn parse_duration(s: &str) -> Result<SimTime, String> {
     if !v.is_finite() || v < 0.0 {
         return Err(format!("expected a non-negative duration, got {s:?}"));
     }
-    Ok((v * scale).round() as SimTime)
+    let ns = (v * scale).round();
+    if ns > MAX_TIME_NS as f64 {
+        return Err(format!(
+            "{s:?} is beyond the longest time the engine represents, 1e9 s (about 31.7 years)"
+        ));
+    }
+    Ok(ns as SimTime)
 }
 
 fn duration_expected(s: &str) -> String {
@@ -84,7 +109,13 @@ pub fn parse_rate(s: &str) -> Result<f64, String> {
     if !v.is_finite() || v < 0.0 {
         return Err(format!("expected a non-negative rate, got {s:?}"));
     }
-    Ok(v * scale)
+    let bps = v * scale;
+    if bps > MAX_RATE_BPS {
+        return Err(format!(
+            "{s:?} is beyond the fastest rate the engine represents, 10000Gbps (1e13 bit/s)"
+        ));
+    }
+    Ok(bps)
 }
 
 /// Parse a frequency in hertz: "0.4Hz", "2kHz", or plain hertz.
@@ -101,7 +132,13 @@ pub fn parse_freq(s: &str) -> Result<f64, String> {
     if !v.is_finite() || v < 0.0 {
         return Err(format!("expected a non-negative frequency, got {s:?}"));
     }
-    Ok(v * scale)
+    let hz = v * scale;
+    if hz > MAX_FREQ_HZ {
+        return Err(format!(
+            "{s:?} is beyond the highest frequency the engine represents, 1e9Hz (a 1 ns period)"
+        ));
+    }
+    Ok(hz)
 }
 
 /// Format nanoseconds with the largest unit that keeps it exact ("5ms", "0.2s" → "200ms").
@@ -127,7 +164,9 @@ pub fn format_rate(bps: f64) -> String {
             return format!("{}{unit}", trim_float(v));
         }
     }
-    format!("{}bps", trim_float(bps))
+    // shortest form that reads back as the same f64 (a resolved scenario
+    // must round-trip: 9 decimals turned 1e-10 bit/s into "0bps")
+    format!("{bps}bps")
 }
 
 fn trim_float(v: f64) -> String {
@@ -137,7 +176,7 @@ fn trim_float(v: f64) -> String {
 }
 
 macro_rules! unit_newtype {
-    ($name:ident, $inner:ty, $parse:path, $format:path, $what:literal, $from_f64:expr) => {
+    ($name:ident, $inner:ty, $parse:path, $format:path, $what:literal) => {
         #[derive(Clone, Copy, Debug, PartialEq, PartialOrd, Default)]
         pub struct $name(pub $inner);
 
@@ -165,7 +204,10 @@ macro_rules! unit_newtype {
                                 $what
                             )));
                         }
-                        Ok($name($from_f64(v)))
+                        // a plain number is SI: the same parse, range check
+                        // and rounding as a string without a unit (f64's
+                        // shortest exponent form round-trips exactly)
+                        $parse(&format!("{v:e}")).map($name).map_err(E::custom)
                     }
                     fn visit_u64<E: de::Error>(self, v: u64) -> Result<$name, E> {
                         self.visit_f64(v as f64)
@@ -185,24 +227,21 @@ unit_newtype!(
     SimTime,
     parse_duration,
     format_duration,
-    "a duration such as \"5ms\" or a number of seconds",
-    from_secs
+    "a duration such as \"5ms\" or a number of seconds"
 );
 unit_newtype!(
     Rate,
     f64,
     parse_rate,
     format_rate,
-    "a rate such as \"1.5Mbps\" or a number of bit/s",
-    |v: f64| v
+    "a rate such as \"1.5Mbps\" or a number of bit/s"
 );
 unit_newtype!(
     Freq,
     f64,
     parse_freq,
     format_freq,
-    "a frequency such as \"0.4Hz\" or a number of hertz",
-    |v: f64| v
+    "a frequency such as \"0.4Hz\" or a number of hertz"
 );
 
 /// Parse an amount of data in bytes: "125KB" (10³), "1.5MB" (10⁶), "64KiB"
@@ -224,7 +263,13 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
     if !v.is_finite() || v < 0.0 {
         return Err(format!("expected a non-negative amount of data, got {s:?}"));
     }
-    Ok((v * scale).round() as u64)
+    let b = (v * scale).round();
+    if b > MAX_BYTES as f64 {
+        return Err(format!(
+            "{s:?} is beyond the largest amount of data a scenario may give, 1e12 bytes (1 TB)"
+        ));
+    }
+    Ok(b as u64)
 }
 
 /// Format bytes exactly ("125000" → "125KB").
@@ -243,18 +288,21 @@ unit_newtype!(
     u64,
     parse_bytes,
     format_bytes,
-    "an amount of data such as \"125KB\" or a number of bytes",
-    |v: f64| v.round() as u64
+    "an amount of data such as \"125KB\" or a number of bytes"
 );
 
 pub fn format_freq(hz: f64) -> String {
-    format!("{}Hz", trim_float(hz))
+    format!("{hz}Hz")
 }
 
 /// Transmission time of `bytes` at `rate_bps`, rounded to the nearest nanosecond.
+/// A rate so slow that the time exceeds [`MAX_TIME_NS`] gives MAX_TIME_NS
+/// (never: the run ends first), so that adding it to a time cannot wrap.
 #[inline]
 pub fn tx_time_ns(bytes: u32, rate_bps: f64) -> SimTime {
-    ((bytes as f64 * 8.0e9) / rate_bps).round() as SimTime
+    ((bytes as f64 * 8.0e9) / rate_bps)
+        .round()
+        .min(MAX_TIME_NS as f64) as SimTime
 }
 
 #[cfg(test)]
@@ -289,6 +337,58 @@ mod tests {
         for s in ["1.5Mbps", "10Mbps", "500kbps", "1Gbps", "300bps"] {
             assert_eq!(format_rate(parse_rate(s).unwrap()), s);
         }
+    }
+
+    #[test]
+    fn out_of_range_quantities_are_rejected_not_capped() {
+        // 1.9e10 s is beyond 2^64 ns: it used to become u64::MAX and wrap
+        assert!(parse_duration("1.9e10s").unwrap_err().contains("1e9 s"));
+        assert!(parse_duration("1e12s").is_err());
+        assert!(parse_duration("16666667min").is_err());
+        assert_eq!(parse_duration("1e9s").unwrap(), MAX_TIME_NS);
+        assert!(parse_rate("1e300bps").unwrap_err().contains("10000Gbps"));
+        assert!(parse_rate("1e15Gbps").is_err());
+        assert_eq!(parse_rate("10Gbps").unwrap(), 1e10);
+        assert!(parse_freq("1e300Hz").unwrap_err().contains("1e9Hz"));
+        assert_eq!(parse_freq("1kHz").unwrap(), 1e3);
+        assert!(parse_bytes("1e30B").is_err());
+        assert!(parse_duration("1e999s").is_err()); // parses as inf
+                                                    // sums of up to 18 maximal times cannot wrap
+        assert!(MAX_TIME_NS.checked_mul(18).is_some());
+    }
+
+    #[test]
+    fn plain_numbers_get_the_same_checks_and_rounding_as_strings() {
+        let d = |v: serde_json::Value| serde_json::from_value::<Duration>(v);
+        assert_eq!(d(serde_json::json!(0.25)).unwrap(), Duration(250_000_000));
+        assert_eq!(d(serde_json::json!(5)).unwrap(), Duration(5 * NS_PER_S));
+        assert_eq!(d(serde_json::json!(1e-7)).unwrap(), Duration(100));
+        assert!(d(serde_json::json!(1.9e10)).is_err());
+        assert!(d(serde_json::json!(u64::MAX)).is_err());
+        assert!(d(serde_json::json!(-1)).is_err());
+        let r = |v: serde_json::Value| serde_json::from_value::<Rate>(v);
+        assert_eq!(r(serde_json::json!(1.5e6)).unwrap(), Rate(1.5e6));
+        assert!(r(serde_json::json!(1e300)).is_err());
+        let b = |v: serde_json::Value| serde_json::from_value::<Bytes>(v);
+        assert_eq!(b(serde_json::json!(2.5)).unwrap(), Bytes(3));
+        assert!(serde_json::from_value::<Freq>(serde_json::json!(1e300)).is_err());
+    }
+
+    #[test]
+    fn a_transmission_slower_than_any_run_saturates_instead_of_wrapping() {
+        assert_eq!(tx_time_ns(1500, 1e-300), MAX_TIME_NS);
+        assert_eq!(tx_time_ns(1500, 0.0), MAX_TIME_NS);
+    }
+
+    #[test]
+    fn tiny_and_odd_rates_and_frequencies_round_trip_exactly() {
+        for v in [1e-10, 0.1 + 0.2, 123.456789012345, 1e9, 0.0] {
+            assert_eq!(parse_rate(&format_rate(v)).unwrap(), v);
+            assert_eq!(parse_freq(&format_freq(v)).unwrap(), v);
+        }
+        assert_eq!(parse_rate(&format_rate(1e13)).unwrap(), 1e13);
+        assert_eq!(format_freq(0.4), "0.4Hz");
+        assert_eq!(format_rate(300.0), "300bps");
     }
 
     #[test]

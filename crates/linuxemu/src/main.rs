@@ -38,6 +38,7 @@ fn load<T: serde::de::DeserializeOwned>(path: &str) -> Result<T, String> {
 }
 
 fn main() {
+    sys::die_with_parent();
     let args: Vec<String> = std::env::args().collect();
     if args.len() != 3 {
         eprintln!("usage: tcplab-emu emulate|send|recv CONFIG.json");

@@ -235,3 +235,24 @@ pub fn set_int(fd: RawFd, level: libc::c_int, opt: libc::c_int, v: libc::c_int) 
     };
     check(r, "setsockopt").map(|_| ())
 }
+
+/// Environment variable through which the process that starts tcplab-emu
+/// names itself (its pid), so that a tcplab-emu whose parent is already gone
+/// by the time it asks to die with it exits at once.
+pub const PARENT_PID_ENV: &str = "TCPLAB_PARENT_PID";
+
+/// Die (SIGKILL) when the process that started us dies, however it dies
+/// (SIGKILL included): a real-time emulator or sender must never outlive the
+/// run that needs it. `ip netns exec` execs us, so that parent is tcplab's
+/// Python process.
+pub fn die_with_parent() {
+    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) };
+    let expected = std::env::var(PARENT_PID_ENV)
+        .ok()
+        .and_then(|s| s.parse::<libc::pid_t>().ok());
+    // the parent died before the prctl: we were re-parented already
+    if expected.is_some_and(|p| p != unsafe { libc::getppid() }) {
+        eprintln!("tcplab-emu: the process that started it is gone");
+        std::process::exit(1);
+    }
+}

@@ -175,15 +175,36 @@ fn summary_dict<'py>(py: Python<'py>, s: &RunSummary) -> PyResult<Bound<'py, PyD
 
 /// Run a scenario (JSON text). Returns (resolved_json, summary, traces): the
 /// summary as `summary_dict` makes it, traces as {table: {column: (dtype, bytes)}}.
+/// A run beyond the engine's work or memory limits (`tcplab_engine::budget`)
+/// raises ValueError naming the key, unless `force`. Ctrl-C (any pending
+/// Python signal whose handler raises) stops the run within milliseconds and
+/// raises that exception (KeyboardInterrupt).
 #[pyfunction]
+#[pyo3(signature = (scenario_json, force=false))]
 fn run_scenario<'py>(
     py: Python<'py>,
     scenario_json: &str,
+    force: bool,
 ) -> PyResult<(String, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     let text = scenario_json.to_owned();
-    let (sc, out) = py
-        .detach(move || tcplab_engine::sim::run_json(&text))
-        .map_err(scenario_error)?;
+    let (sc, out) = py.detach(move || -> PyResult<_> {
+        let sc = Scenario::from_json(&text)
+            .and_then(|s| s.resolve())
+            .map_err(scenario_error)?;
+        tcplab_engine::budget::check(&sc, force).map_err(scenario_error)?;
+        let plan = Plan::from_scenario(&sc).map_err(scenario_error)?;
+        // the GIL is taken back for a moment every few ms of work to run
+        // Python's signal handlers (the run holds it released)
+        let mut raised = None;
+        let out = tcplab_engine::sim::Sim::new(&plan).run_until_stopped(|| {
+            raised = Python::attach(|py| py.check_signals().err());
+            raised.is_some()
+        });
+        match out {
+            Some(out) => Ok((sc, out)),
+            None => Err(raised.expect("a run stops only on a raised signal")),
+        }
+    })?;
     let summary = summary_dict(py, &out.summary)?;
     let traces = PyDict::new(py);
     for table in out.traces {
@@ -211,6 +232,28 @@ fn plan_of(py: Python<'_>, scenario_json: &str) -> PyResult<Plan> {
 #[pyfunction]
 fn plan(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
     Ok(plan_of(py, scenario_json)?.to_json())
+}
+
+/// The packet engine's estimate of a run's cost before it starts:
+/// {"events", "memory_bytes", "max_events", "max_memory_bytes"}
+/// (`tcplab_engine::budget`).
+#[pyfunction]
+fn estimate_budget(py: Python<'_>, scenario_json: &str) -> PyResult<Vec<(&'static str, f64)>> {
+    let text = scenario_json.to_owned();
+    let b = py
+        .detach(move || {
+            Scenario::from_json(&text)
+                .and_then(|s| s.resolve())
+                .map(|s| tcplab_engine::budget::estimate(&s))
+        })
+        .map_err(scenario_error)?;
+    use tcplab_engine::budget::{MAX_EVENTS, MAX_MEMORY_BYTES};
+    Ok(vec![
+        ("events", b.events),
+        ("memory_bytes", b.memory_bytes),
+        ("max_events", MAX_EVENTS),
+        ("max_memory_bytes", MAX_MEMORY_BYTES),
+    ])
 }
 
 /// Departure times (ns, little-endian int64 bytes) of UDP flow `flow` of a
@@ -259,6 +302,7 @@ fn reference_bps(py: Python<'_>, scenario_json: &str) -> PyResult<f64> {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resolve_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(estimate_budget, m)?)?;
     m.add_function(wrap_pyfunction!(udp_departures, m)?)?;
     m.add_function(wrap_pyfunction!(reference_bps, m)?)?;
     m.add_function(wrap_pyfunction!(link_outages, m)?)?;

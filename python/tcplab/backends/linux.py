@@ -53,7 +53,9 @@ EMU_ENV = "TCPLAB_EMU"
 SND_ADDR, RCV_ADDR = "10.77.0.1", "10.77.0.2"
 PORT, PORT_BASE = 5001, 40000
 TUN = "tl0"
-NS_PREFIXES = ("tl-snd-", "tl-rcv-")
+NS_PREFIXES = ("tl-snd-", "tl-rcv-", "tl-probe-")
+#: Temporary folders of runs: tcplab-linux-<owner pid>-<random>.
+DIR_PREFIX = "tcplab-linux-"
 #: Real-time priority of the emulator (the senders get one less).
 RT_PRIO = 50
 #: Seconds after the run's end before the processes are killed.
@@ -279,21 +281,38 @@ def _sh(*args: str, check: bool = True) -> subprocess.CompletedProcess:
     return r
 
 
+def _owner_gone(pid_text: str) -> bool:
+    """Whether the tcplab process `pid_text` (from a name) is no longer running."""
+    try:
+        pid = int(pid_text)
+    except ValueError:
+        return False
+    return pid != os.getpid() and not Path(f"/proc/{pid}").exists()
+
+
 def cleanup_stale() -> list[str]:
-    """Delete tl-snd-/tl-rcv- namespaces whose creating process is gone."""
+    """Delete what runs killed without a chance to clean up left behind: the
+    tl-snd-/tl-rcv-/tl-probe-<pid>-... namespaces (and with them their TUN
+    devices) and the tcplab-linux-<pid>-... temporary folders whose owner
+    process is gone. Their processes died with their owner (tcplab-emu asks
+    the kernel for that). Returns what was removed."""
     r = _sh("ip", "netns", "list", check=False)
     removed = []
     for line in r.stdout.splitlines():
         name = line.split()[0] if line.split() else ""
         if not name.startswith(NS_PREFIXES):
             continue
-        try:
-            pid = int(name.split("-")[2])
-        except (IndexError, ValueError):
-            continue
-        if pid != os.getpid() and not Path(f"/proc/{pid}").exists():
+        parts = name.split("-")
+        if len(parts) >= 3 and _owner_gone(parts[2]):
             _sh("ip", "netns", "del", name, check=False)
             removed.append(name)
+    tmp = Path(tempfile.gettempdir())
+    for d in tmp.glob(f"{DIR_PREFIX}*-*"):
+        # only tcplab's own folders: tcplab-linux-<pid>-<mkdtemp suffix>
+        pid = d.name[len(DIR_PREFIX):].split("-")[0]
+        if pid.isdigit() and d.is_dir() and not d.is_symlink() and _owner_gone(pid):
+            shutil.rmtree(d, ignore_errors=True)
+            removed.append(str(d))
     return removed
 
 
@@ -339,15 +358,18 @@ def run_linux(scenario: dict, *, workdir: str | None = None, keep: bool = False)
     rid = f"{os.getpid()}-{n}"
     snd, rcv = f"tl-snd-{rid}", f"tl-rcv-{rid}"
     own_dir = workdir is None
-    wd = Path(tempfile.mkdtemp(prefix="tcplab-linux-") if own_dir else workdir)
+    wd = Path(tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{os.getpid()}-") if own_dir else workdir)
     wd.mkdir(parents=True, exist_ok=True)
     procs: dict[str, subprocess.Popen] = {}
     created: list[str] = []
-    old_term = None
+    old_handlers = {}
     if threading.current_thread() is threading.main_thread():
         def _term(signum, frame):
             raise KeyboardInterrupt
-        old_term = signal.signal(signal.SIGTERM, _term)
+        # SIGHUP (the terminal closed) stops a run as SIGTERM and Ctrl-C do:
+        # children killed, namespaces and folder removed
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            old_handlers[sig] = signal.signal(sig, _term)
     t_wall = time.perf_counter()
     try:
         for ns in (snd, rcv):
@@ -365,8 +387,10 @@ def run_linux(scenario: dict, *, workdir: str | None = None, keep: bool = False)
         (wd / "emu-config.json").write_text(json.dumps(emu_cfg))
 
         def start(name: str, argv: list[str]) -> None:
+            # tcplab-emu dies with this process (PR_SET_PDEATHSIG), even on SIGKILL
+            env = dict(os.environ, TCPLAB_PARENT_PID=str(os.getpid()))
             procs[name] = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                           stderr=open(wd / f"{name}.err", "w"), text=True)
+                                           stderr=open(wd / f"{name}.err", "w"), text=True, env=env)
 
         start("emulate", [emu, "emulate", str(wd / "emu-config.json")])
         _read_ready({"emulate": procs["emulate"]}, time.monotonic() + 30, wd)
@@ -437,8 +461,8 @@ def run_linux(scenario: dict, *, workdir: str | None = None, keep: bool = False)
         # kill above reached them. Deleting the namespaces frees the devices.
         for ns in created:
             _sh("ip", "netns", "del", ns, check=False)
-        if old_term is not None:
-            signal.signal(signal.SIGTERM, old_term)
+        for sig, old in old_handlers.items():
+            signal.signal(sig, old)
         if own_dir and not keep:
             shutil.rmtree(wd, ignore_errors=True)
 

@@ -26,6 +26,8 @@ def register(sub) -> None:
                    help="write summary.json, flows.csv, links.csv and traces (Parquet + CSV) into DIR: a new or "
                    "empty folder, or one an earlier `tcplab run --out` wrote (replaced whole, atomically)")
     p.add_argument("--json", action="store_true", help="print the JSON summary instead of tables")
+    p.add_argument("--force", action="store_true",
+                   help="run even if the estimated work or memory is beyond the packet engine's limits")
     p.set_defaults(func=main)
 
 
@@ -37,7 +39,7 @@ def main(args) -> int:
         check_output_dir(args.out)  # refused before the run, not after it
     with watching(args.engine, args.scenario):
         res = run(args.scenario, engine=args.engine, overrides=args.overrides, trace=trace,
-                  trace_interval=args.trace_interval)
+                  trace_interval=args.trace_interval, force=args.force)
     if args.out:
         res.save(args.out)
     if args.json:

@@ -223,7 +223,13 @@ impl Link {
             return true;
         }
         let tx = self.tx_time(bytes);
-        if self.busy_until.max(now) + tx + self.delay_ns > self.down_from {
+        if self
+            .busy_until
+            .max(now)
+            .saturating_add(tx)
+            .saturating_add(self.delay_ns)
+            > self.down_from
+        {
             // still on the link when it goes down: lost, and so is every later arrival
             self.down_from = now;
             return true;
@@ -289,7 +295,8 @@ impl Link {
         }
         let tx = self.tx_time(pkt.size_bytes);
         let start = self.busy_until.max(now);
-        let end = start + tx;
+        // saturating: a link slower than the run is long stays busy "forever"
+        let end = start.saturating_add(tx);
         self.busy_until = end;
         self.counters.admitted += 1;
         self.counters.admitted_bytes += pkt.size_bytes as u64;
@@ -300,7 +307,7 @@ impl Link {
         } else {
             None
         };
-        Ok((end + self.delay_ns, wait))
+        Ok((end.saturating_add(self.delay_ns), wait))
     }
 
     /// RED and the threshold dropper see every arrival, including those to

@@ -80,7 +80,8 @@ impl CbrApp {
 
     /// When the next write happens: write k at start + k·gap (no drift).
     pub fn next_write(&self) -> SimTime {
-        self.start + (self.writes as f64 * self.gap_s * NS_PER_S as f64).round() as SimTime
+        self.start
+            .saturating_add((self.writes as f64 * self.gap_s * NS_PER_S as f64).round() as SimTime)
     }
 
     /// Write one packet's payload; the sender sends what its window allows.

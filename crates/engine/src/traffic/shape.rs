@@ -273,7 +273,7 @@ impl Shape {
                 if bps <= 0.0 {
                     None
                 } else {
-                    Some(t + (bits / bps * NS_PER_S as f64).round() as SimTime)
+                    Some(t.saturating_add((bits / bps * NS_PER_S as f64).round() as SimTime))
                 }
             }
             &mut Shape::Sines {
