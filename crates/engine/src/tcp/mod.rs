@@ -22,6 +22,8 @@
 //! handshake (the optional SYN is just a 40-byte packet 0).
 
 pub mod cc;
+#[cfg(test)]
+pub(crate) mod dialogue;
 pub mod recovery;
 pub mod rtt;
 pub mod sender;

@@ -7,8 +7,8 @@
 use super::cc::Cc;
 use super::recovery::{cumulative_ack, Action, Actions, Recovery};
 use super::rtt::RttEstimator;
-use super::state::TcpState;
 pub use super::state::CwndAction;
+use super::state::TcpState;
 use crate::net::packet::{Kind, Packet, SackBlock};
 use crate::scenario::{TcpParams, Variant};
 use crate::time::SimTime;
@@ -337,5 +337,37 @@ impl TcpSender {
         }
         self.rec.on_timeout(&mut self.st);
         self.base_timeout(now, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::Variant;
+    use crate::tcp::dialogue::Dialogue;
+
+    /// RFC 6298 §5.5: "The host MUST set RTO <- RTO * 2 ("back off the
+    /// timer")"; Karn's rule (RFC 6298 §3): "RTT samples MUST NOT be made
+    /// using segments that were retransmitted", and the backed-off RTO is
+    /// kept until a valid sample. §2.2 (first sample R): SRTT <- R,
+    /// RTTVAR <- R/2, RTO <- SRTT + 4·RTTVAR = 3R.
+    #[test]
+    fn rto_backs_off_and_karn_takes_no_sample_from_a_retransmission() {
+        let mut d = Dialogue::start(Variant::Reno, 2, 40);
+        d.sent(&[0, 1]).timer(3000); // initial RTO 3 s
+                                     // timeout: ssthresh = max(W/2, 2), cwnd 1, resend 0, RTO doubled
+        d.timeout(3000).sent(&[0]).window(1.0, 2).timer(9000);
+        d.timeout(9000).sent(&[0]).timer(21000);
+        assert_eq!(d.s.rtt.backoff, 4);
+        // the ack covers the retransmitted 0 and 1: no RTT sample, the
+        // backed-off RTO (12 s) stays
+        d.ack(9100, 1).sent(&[2, 3]).window(2.0, 2).timer(21100);
+        assert_eq!((d.s.rtt.backoff, d.s.rtt.srtt_s()), (4, 0.0));
+        // 2 was sent once, at 9100: a valid 200 ms sample ends the backoff
+        d.ack(9300, 2).sent(&[4]);
+        assert_eq!(d.s.rtt.backoff, 1);
+        let srtt = d.s.rtt.srtt_s();
+        assert!((0.19..=0.2).contains(&srtt), "srtt {srtt}");
+        let rto = crate::time::secs(d.s.rtt.timeout_ns);
+        assert!((rto - 3.0 * srtt).abs() < 1e-9, "rto {rto} srtt {srtt}");
     }
 }

@@ -82,3 +82,28 @@ impl State {
         acts.push(Action::Retransmit(ack + 1));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::Variant;
+    use crate::tcp::dialogue::Dialogue;
+
+    #[test]
+    fn partial_ack_retransmits_the_next_hole_and_deflates() {
+        // 0..15 out, cwnd 13; packets 3 and 11 are lost.
+        let mut d = Dialogue::opened(Variant::NewReno);
+        d.ack(130, 2).sent(&[16]);
+        d.ack(131, 2).sent(&[17]);
+        d.ack(132, 2).sent(&[3]).window(6.5, 6); // recover = 17
+        d.ack(133, 2).sent(&[]); // dupwnd 4: usable 10, 18 > 2 + 10
+                                 // partial ack for 3..10: retransmit 11 at once and stay in recovery;
+                                 // 8 packets acked, 4 of them taken from the inflation, 4 from cwnd,
+                                 // one added back (dupwnd 1)
+        d.ack(200, 10).sent(&[11]).window(2.5, 6);
+        // the full ack ends recovery. RFC 6582 sets cwnd to ssthresh here
+        // (or FlightSize + 1); ns-2 keeps the deflated cwnd and grows it:
+        // slow start, since 2.5 < ssthresh
+        d.ack(300, 17).sent(&[18, 19, 20]).window(3.5, 6);
+        assert_eq!(d.s.counters.fast_retransmits, 1);
+    }
+}

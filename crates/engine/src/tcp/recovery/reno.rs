@@ -71,3 +71,30 @@ pub fn timeout_prelude(st: &mut TcpState) {
         st.recover = st.maxseq;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::Variant;
+    use crate::tcp::dialogue::Dialogue;
+
+    #[test]
+    fn three_dupacks_fast_retransmit_then_inflate_then_deflate() {
+        // 0..15 out, cwnd 13; packet 3 is lost.
+        let mut d = Dialogue::opened(Variant::Reno);
+        d.ack(130, 2).sent(&[16]); // limited transmit
+        d.ack(131, 2).sent(&[17]);
+        // third dupack: retransmit 3; ssthresh = cwnd = 13/2 (ns-2 keeps
+        // the half packet in cwnd); usable window 6 + 3 inflation = 9
+        d.ack(132, 2).sent(&[3]).window(6.5, 6);
+        // each further dupack inflates by one; new data once 18 ≤ 2 + 6 + dupwnd
+        for t in 133..139 {
+            d.ack(t, 2).sent(&[]);
+        }
+        d.ack(139, 2).sent(&[18]); // the tenth dupack: dupwnd 10
+                                   // the ack for the retransmission deflates (cwnd is ssthresh's 6.5)
+                                   // and congestion avoidance adds 1/cwnd
+        d.ack(300, 17)
+            .sent(&[19, 20, 21, 22, 23])
+            .window(6.5 + 1.0 / 6.5, 6);
+    }
+}

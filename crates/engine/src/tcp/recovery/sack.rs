@@ -259,4 +259,30 @@ mod tests {
         sb.update(9, &[SackBlock { start: 16, end: 18 }]);
         assert!(!sb.changed);
     }
+
+    #[test]
+    fn dialogue_retransmits_scoreboard_holes_before_new_data() {
+        use crate::scenario::Variant;
+        use crate::tcp::dialogue::Dialogue;
+        // 0..15 out, cwnd 13; packets 3 and 6 are lost.
+        let mut d = Dialogue::opened(Variant::Sack);
+        d.ack_sack(130, 2, &[(4, 5)]).sent(&[16]); // limited transmit
+        d.ack_sack(131, 2, &[(4, 6)]).sent(&[17]);
+        // third dupack with new SACK information: retransmit 3, cwnd = W/2,
+        // pipe = 17 − 2 − 3 = 12
+        d.ack_sack(132, 2, &[(7, 8), (4, 6)])
+            .sent(&[3])
+            .window(6.5, 6);
+        // each ack takes one packet out of the pipe; nothing goes while pipe ≥ 6
+        for t in 133..139 {
+            d.ack_sack(t, 2, &[(7, 9), (4, 6)]).sent(&[]);
+        }
+        // pipe 5: the next hole is 6 (4 and 5 are SACKed), before any new data
+        d.ack_sack(139, 2, &[(7, 9), (4, 6)]).sent(&[6]);
+        // no hole left below the highest SACKed packet: new data
+        d.ack_sack(140, 2, &[(7, 9), (4, 6)]).sent(&[18]);
+        // the ack covering recover (17) ends recovery without growth
+        d.ack(300, 17).sent(&[19, 20, 21, 22, 23]).window(6.5, 6);
+        assert_eq!(d.s.counters.fast_retransmits, 1);
+    }
 }

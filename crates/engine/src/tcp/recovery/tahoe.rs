@@ -46,3 +46,25 @@ fn dupack_action(st: &mut TcpState, cwnd: f64, acts: &mut Actions) {
         acts.push(Action::ResetTimer { mild: false });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::Variant;
+    use crate::tcp::dialogue::Dialogue;
+
+    #[test]
+    fn three_dupacks_restart_from_one_packet_go_back_n() {
+        // 0..15 out, cwnd 13; packets 3 and 5 are lost.
+        let mut d = Dialogue::opened(Variant::Tahoe);
+        // dupacks 1 and 2: limited transmit, one new packet each (RFC 3042)
+        d.ack(130, 2).sent(&[16]);
+        d.ack(131, 2).sent(&[17]);
+        // third: ssthresh = 13/2 (the first reduction halves), cwnd 1,
+        // resend from the first unacked packet
+        d.ack(132, 2).sent(&[3]).window(1.0, 6);
+        assert_eq!(d.s.counters.fast_retransmits, 1);
+        // 3 and 4 arrive: slow start to 2, and go-back-N resends 5 and 6 —
+        // 6 although the receiver already holds it
+        d.ack(200, 4).sent(&[5, 6]).window(2.0, 6);
+    }
+}
