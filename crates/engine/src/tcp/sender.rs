@@ -38,8 +38,6 @@ pub struct TcpSender {
     /// Time of this sender's live entry in the event queue (MAX if none).
     pub rto_entry: SimTime,
     pub counters: TcpCounters,
-    /// SACK's send plan, kept to reuse its allocation.
-    plan: Vec<i64>,
 }
 
 /// "Infinite" data for a bulk sender (ns-2 `TCP_MAXSEQ`).
@@ -64,7 +62,6 @@ impl TcpSender {
             rto_deadline: None,
             rto_entry: SimTime::MAX,
             counters: TcpCounters::default(),
-            plan: Vec::new(),
         }
     }
 
@@ -167,15 +164,17 @@ impl TcpSender {
 
     /// Send as much as the window allows (ns-2 `send_much()`; SACK plans its own).
     pub fn send_much(&mut self, now: SimTime, maxburst: u32, out: &mut Vec<Packet>) {
-        if let Recovery::Sack(x) = &mut self.rec {
-            let mut plan = std::mem::take(&mut self.plan);
-            x.plan_send(&mut self.st, self.cc.cwnd(), &mut plan);
-            for &seq in &plan {
-                self.output(seq, now, out);
+        if let Recovery::Sack(_) = self.rec {
+            let cwnd = self.cc.cwnd(); // output never changes it
+            loop {
+                let Recovery::Sack(x) = &mut self.rec else {
+                    unreachable!()
+                };
+                match x.next_send(&mut self.st, cwnd) {
+                    Some(seq) => self.output(seq, now, out),
+                    None => return,
+                }
             }
-            plan.clear();
-            self.plan = plan;
-            return;
         }
         let mut win = self.window();
         let mut n = 0;

@@ -16,6 +16,7 @@ pub mod tahoe;
 use super::state::TcpState;
 use crate::net::packet::{Packet, SackBlock};
 use crate::scenario::Variant;
+use std::mem::MaybeUninit;
 
 /// What loss recovery asks the connection to do.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -49,16 +50,18 @@ pub enum Action {
     SendOne,
 }
 
-/// The actions of one ack (at most a handful; no allocation on the hot path).
+/// The actions of one ack: at most five, kept inline (no allocation, and
+/// no initialization of unused slots, on the hot path).
 pub struct Actions {
-    buf: [Action; 8],
+    buf: [MaybeUninit<Action>; 6],
     n: usize,
 }
 
 impl Default for Actions {
+    #[inline]
     fn default() -> Self {
         Actions {
-            buf: [Action::SendOne; 8],
+            buf: [const { MaybeUninit::uninit() }; 6],
             n: 0,
         }
     }
@@ -67,13 +70,15 @@ impl Default for Actions {
 impl Actions {
     #[inline]
     pub fn push(&mut self, a: Action) {
-        self.buf[self.n] = a;
+        self.buf[self.n].write(a);
         self.n += 1;
     }
 
     #[inline]
     pub fn as_slice(&self) -> &[Action] {
-        &self.buf[..self.n]
+        // SAFETY: the first `n` slots were written by `push`, and
+        // `MaybeUninit<Action>` has the layout of `Action`.
+        unsafe { std::slice::from_raw_parts(self.buf.as_ptr() as *const Action, self.n) }
     }
 }
 

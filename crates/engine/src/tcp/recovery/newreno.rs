@@ -25,6 +25,7 @@ pub struct State {
 }
 
 impl State {
+    #[inline]
     pub fn on_ack(&mut self, st: &mut TcpState, ack: i64, cwnd: f64, acts: &mut Actions) {
         let thresh = st.dupack_threshold;
         if ack > st.last_ack {

@@ -21,6 +21,7 @@
 use super::{new_ack, Action, Actions};
 use crate::tcp::state::{CwndAction, TcpState};
 
+#[inline]
 pub fn on_ack(st: &mut TcpState, ack: i64, cwnd: f64, acts: &mut Actions) {
     let thresh = st.dupack_threshold;
     if ack > st.last_ack {

@@ -99,6 +99,7 @@ pub struct State {
 }
 
 impl State {
+    #[inline]
     pub fn on_ack(
         &mut self,
         st: &mut TcpState,
@@ -174,51 +175,50 @@ impl State {
         acts.push(Action::Retransmit(st.last_ack + 1));
     }
 
-    /// SACK's own `send_much()`: outside recovery the window rules; inside
-    /// it, the pipe estimate does, and holes go before new data. Appends the
-    /// packets to send, in order, to `plan`.
-    pub fn plan_send(&mut self, st: &mut TcpState, cwnd: f64, plan: &mut Vec<i64>) {
+    /// SACK's own `send_much()`, one packet per call: the next packet to
+    /// send, or None. Outside recovery the window rules; inside it, the pipe
+    /// estimate does, and holes go before new data.
+    #[inline]
+    pub fn next_send(&mut self, st: &mut TcpState, cwnd: f64) -> Option<i64> {
         let win = st.window(cwnd);
         let wnd = st.wnd as i64;
-        loop {
-            let open = if self.fastrecov {
-                self.pipe < cwnd as i64
-            } else {
-                st.t_seqno <= st.last_ack + win
-            };
-            if !open || st.last_ack + 1 >= st.curseq {
-                break;
-            }
-            let seq = match self.scb.next_retran() {
-                None => {
-                    let room = if self.fastrecov {
-                        st.t_seqno <= st.highest_ack + wnd
-                    } else {
-                        st.t_seqno <= st.highest_ack + win
-                    };
-                    if room && st.t_seqno < st.curseq {
-                        let q = st.t_seqno;
-                        st.t_seqno += 1;
-                        q
-                    } else {
-                        break;
-                    }
-                }
-                Some(x) => {
-                    if st.recover > 0 && x <= st.highest_ack + wnd {
-                        self.scb.mark_retran(x);
-                        x
-                    } else {
-                        break;
-                    }
-                }
-            };
-            plan.push(seq);
-            if st.t_seqno <= seq {
-                st.t_seqno = seq + 1;
-            }
-            self.pipe += 1;
+        let open = if self.fastrecov {
+            self.pipe < cwnd as i64
+        } else {
+            st.t_seqno <= st.last_ack + win
+        };
+        if !open || st.last_ack + 1 >= st.curseq {
+            return None;
         }
+        let seq = match self.scb.next_retran() {
+            None => {
+                let room = if self.fastrecov {
+                    st.t_seqno <= st.highest_ack + wnd
+                } else {
+                    st.t_seqno <= st.highest_ack + win
+                };
+                if room && st.t_seqno < st.curseq {
+                    let q = st.t_seqno;
+                    st.t_seqno += 1;
+                    q
+                } else {
+                    return None;
+                }
+            }
+            Some(x) => {
+                if st.recover > 0 && x <= st.highest_ack + wnd {
+                    self.scb.mark_retran(x);
+                    x
+                } else {
+                    return None;
+                }
+            }
+        };
+        if st.t_seqno <= seq {
+            st.t_seqno = seq + 1;
+        }
+        self.pipe += 1;
+        Some(seq)
     }
 
     /// SACK's part of a timeout (ns-2 `Sack1TcpAgent::timeout()`).

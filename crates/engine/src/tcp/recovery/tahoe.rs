@@ -18,6 +18,7 @@
 use super::{new_ack, Action, Actions};
 use crate::tcp::state::{CwndAction, TcpState};
 
+#[inline]
 pub fn on_ack(st: &mut TcpState, ack: i64, cwnd: f64, acts: &mut Actions) {
     if ack > st.last_ack {
         acts.push(new_ack(st, ack, true));
