@@ -31,7 +31,7 @@ impl State {
         if ack > st.last_ack {
             if ack >= st.recover || st.last_cwnd_action != CwndAction::Dupack {
                 if st.dupwnd > 0 {
-                    st.dupwnd = 1;
+                    st.dupwnd = 0;
                     if st.last_cwnd_action == CwndAction::Dupack {
                         st.last_cwnd_action = CwndAction::Exited;
                         acts.push(Action::ExitRecovery);
