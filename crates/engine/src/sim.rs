@@ -591,7 +591,7 @@ impl Sim {
                     if !running(f) {
                         continue;
                     }
-                    let w = snd.w.cwnd;
+                    let w = snd.cwnd();
                     if w > best {
                         (best, ties, victim) = (w, 1, Some(f));
                     } else if w == best {
@@ -758,10 +758,10 @@ impl Sim {
             self.rec.tcp_state(
                 now,
                 f,
-                snd.w.cwnd,
-                snd.w.ssthresh,
+                snd.cwnd(),
+                snd.ssthresh(),
                 snd.in_flight(),
-                snd.highest_ack,
+                snd.highest_ack(),
             );
             let r = &snd.rtt;
             self.rec.rtt(

@@ -1,23 +1,17 @@
-//! The TCP connection's sending side: sequence space, output, the
-//! retransmission timer, and the shared pieces every loss recovery uses.
-//! Sequence numbers count packets, as in ns-2's one-way TCP; `highest_ack`
-//! is the highest packet acknowledged cumulatively (−1 before any ack).
+//! The TCP connection's sending side: it owns the shared state
+//! ([`TcpState`]), the congestion control ([`Cc`]), the loss recovery
+//! ([`Recovery`]), the RTT estimator and the retransmission timer, and does
+//! the output. An ack goes to loss recovery, which returns actions; the
+//! connection applies them, telling congestion control the events.
 
-use super::recovery::Recovery;
+use super::cc::Cc;
+use super::recovery::{cumulative_ack, Action, Actions, Recovery};
 use super::rtt::RttEstimator;
-use super::window::{Reduction, Window};
+pub use super::state::CwndAction;
+use super::state::TcpState;
 use crate::net::packet::{Kind, Packet, SackBlock};
 use crate::scenario::{TcpParams, Variant};
 use crate::time::SimTime;
-
-/// The last thing that changed the window (ns-2 `last_cwnd_action_`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CwndAction {
-    None,
-    Timeout,
-    Dupack,
-    Exited,
-}
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TcpCounters {
@@ -32,25 +26,11 @@ pub struct TcpCounters {
 pub struct TcpSender {
     pub flow: u32,
     pub p: TcpParams,
-    pub w: Window,
-    pub rtt: RttEstimator,
+    /// Sequence space and the facts loss recovery shares.
+    pub st: TcpState,
+    pub cc: Cc,
     pub rec: Recovery,
-    /// Next packet to send (ns-2 `t_seqno_`).
-    pub t_seqno: i64,
-    /// Highest packet sent (ns-2 `maxseq_`).
-    pub maxseq: i64,
-    /// Highest cumulative ack (ns-2 `highest_ack_`).
-    pub highest_ack: i64,
-    /// Last ack that advanced the window (ns-2 `last_ack_`).
-    pub last_ack: i64,
-    /// Highest packet sent when the last recovery began (ns-2 `recover_`).
-    pub recover: i64,
-    pub dupacks: u32,
-    /// Reno's window inflation during fast recovery, packets.
-    pub dupwnd: i64,
-    pub last_cwnd_action: CwndAction,
-    /// One past the last packet the application has supplied (bulk: unbounded).
-    pub curseq: i64,
+    pub rtt: RttEstimator,
     /// The sender has been started and not stopped.
     pub active: bool,
     /// Retransmission timer deadline, if armed.
@@ -68,15 +48,9 @@ impl TcpSender {
         TcpSender {
             flow,
             p,
-            w: Window::new(
-                p.alpha,
-                p.beta,
-                p.initial_cwnd,
-                p.initial_ssthresh,
-                p.window,
-                p.max_cwnd,
-                p.syn,
-            ),
+            st: TcpState::new(&p),
+            cc: Cc::new(&p),
+            rec: Recovery::new(p.variant),
             rtt: RttEstimator::new(
                 p.tick_ns,
                 p.initial_rto_ns,
@@ -84,16 +58,6 @@ impl TcpSender {
                 p.max_rto_ns,
                 boot_time_s,
             ),
-            rec: Recovery::new(p.variant),
-            t_seqno: 0,
-            maxseq: -1,
-            highest_ack: -1,
-            last_ack: -1,
-            recover: 0,
-            dupacks: 0,
-            dupwnd: 0,
-            last_cwnd_action: CwndAction::None,
-            curseq: 0,
             active: false,
             rto_deadline: None,
             rto_entry: SimTime::MAX,
@@ -105,28 +69,39 @@ impl TcpSender {
         self.p.variant
     }
 
+    /// Congestion window, packets.
+    #[inline]
+    pub fn cwnd(&self) -> f64 {
+        self.cc.cwnd()
+    }
+
+    /// Slow-start threshold, packets.
+    #[inline]
+    pub fn ssthresh(&self) -> i64 {
+        self.cc.ssthresh()
+    }
+
+    /// Highest cumulative ack (−1 before any).
+    #[inline]
+    pub fn highest_ack(&self) -> i64 {
+        self.st.highest_ack
+    }
+
     /// The usable window, packets (ns-2 `window()`; Reno adds `dupwnd`).
     #[inline]
     pub fn window(&self) -> i64 {
-        let w = self.w.cwnd as i64 + self.dupwnd;
-        w.min(self.w.wnd as i64)
-    }
-
-    /// The same as a real number (ns-2 `windowd()`).
-    #[inline]
-    pub fn windowd(&self) -> f64 {
-        (self.w.cwnd + self.dupwnd as f64).min(self.w.wnd)
+        self.st.window(self.cc.cwnd())
     }
 
     /// Packets sent and not yet cumulatively acked.
     pub fn in_flight(&self) -> i64 {
-        self.maxseq - self.highest_ack
+        self.st.maxseq - self.st.highest_ack
     }
 
     /// The application starts a bulk transfer.
     pub fn start(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         self.active = true;
-        self.curseq = BULK;
+        self.st.curseq = BULK;
         self.send_much(now, 0, out);
     }
 
@@ -134,28 +109,28 @@ impl TcpSender {
     /// writes (ns-2: `curseq_` 0 until the first `sendmsg`).
     pub fn start_app(&mut self) {
         self.active = true;
-        self.curseq = 0;
+        self.st.curseq = 0;
     }
 
     /// The application wrote `n` packets (ns-2 `sendmsg`): send what the
     /// window allows. Ignored once stopped.
     pub fn app_write(&mut self, n: i64, now: SimTime, out: &mut Vec<Packet>) {
         if self.active {
-            self.curseq += n;
+            self.st.curseq += n;
             self.send_much(now, 0, out);
         }
     }
 
     /// Packets written and not yet cumulatively acknowledged (sent or not).
     pub fn buffered(&self) -> i64 {
-        self.curseq - self.highest_ack - 1
+        self.st.curseq - self.st.highest_ack - 1
     }
 
     /// The application stops: nothing new is sent; outstanding data is still
     /// recovered. The timer is disarmed once everything is acked.
     pub fn stop(&mut self) {
         self.active = false;
-        self.curseq = self.t_seqno.max(self.maxseq + 1);
+        self.st.curseq = self.st.t_seqno.max(self.st.maxseq + 1);
     }
 
     /// Send packet `seqno` (ns-2 `output()`).
@@ -169,10 +144,10 @@ impl TcpSender {
             _ => self.p.packet_size,
         };
         let mut pkt = Packet::new(Kind::Data, self.flow, seqno as u32, size);
-        let force_timer = self.highest_ack == self.maxseq;
+        let force_timer = self.st.highest_ack == self.st.maxseq;
         self.counters.sent += 1;
-        if seqno > self.maxseq {
-            self.maxseq = seqno;
+        if seqno > self.st.maxseq {
+            self.st.maxseq = seqno;
             if !self.rtt.active {
                 self.rtt.active = true;
                 if seqno > self.rtt.timed_seq {
@@ -190,16 +165,25 @@ impl TcpSender {
         }
     }
 
-    /// Send as much as the window allows (ns-2 `send_much()`; SACK has its own).
+    /// Send as much as the window allows (ns-2 `send_much()`; SACK plans its own).
     pub fn send_much(&mut self, now: SimTime, maxburst: u32, out: &mut Vec<Packet>) {
         if let Recovery::Sack(_) = self.rec {
-            return super::recovery::sack::send_much(self, now, out);
+            let cwnd = self.cc.cwnd(); // output never changes it
+            loop {
+                let Recovery::Sack(x) = &mut self.rec else {
+                    unreachable!()
+                };
+                match x.next_send(&mut self.st, cwnd) {
+                    Some(seq) => self.output(seq, now, out),
+                    None => return,
+                }
+            }
         }
         let mut win = self.window();
         let mut n = 0;
-        while self.t_seqno <= self.highest_ack + win && self.t_seqno < self.curseq {
-            self.output(self.t_seqno, now, out);
-            self.t_seqno += 1;
+        while self.st.t_seqno <= self.st.highest_ack + win && self.st.t_seqno < self.st.curseq {
+            self.output(self.st.t_seqno, now, out);
+            self.st.t_seqno += 1;
             n += 1;
             win = self.window();
             if maxburst > 0 && n == maxburst {
@@ -210,12 +194,13 @@ impl TcpSender {
 
     /// Limited transmit: one new packet on an early duplicate ack (RFC 3042; ns-2 `send_one()`).
     pub fn send_one(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        if self.t_seqno <= self.highest_ack + self.w.wnd as i64
-            && self.t_seqno < self.curseq
-            && (self.t_seqno as f64) <= self.highest_ack as f64 + self.w.cwnd + self.dupacks as f64
+        let st = &self.st;
+        if st.t_seqno <= st.highest_ack + st.wnd as i64
+            && st.t_seqno < st.curseq
+            && (st.t_seqno as f64) <= st.highest_ack as f64 + self.cc.cwnd() + st.dupacks as f64
         {
-            self.output(self.t_seqno, now, out);
-            self.t_seqno += 1;
+            self.output(self.st.t_seqno, now, out);
+            self.st.t_seqno += 1;
         }
     }
 
@@ -237,77 +222,90 @@ impl TcpSender {
         }
         self.set_rtx_timer(now);
         if !mild {
-            self.t_seqno = self.highest_ack + 1;
+            self.st.t_seqno = self.st.highest_ack + 1;
         }
         self.rtt.active = false;
     }
 
     /// Re-arm or cancel the timer after an ack (ns-2 `newtimer()`).
     pub fn newtimer(&mut self, ack: i64, now: SimTime) {
-        if self.t_seqno > ack || ack < self.maxseq || self.w.cwnd < 1.0 {
+        if self.st.t_seqno > ack || ack < self.st.maxseq || self.cc.cwnd() < 1.0 {
             self.set_rtx_timer(now);
         } else {
             self.cancel_rtx_timer();
         }
     }
 
-    /// An ack advanced the window (ns-2 `newack()`): update the sequence
-    /// space, take an RTT sample (Karn: only for a timed, never retransmitted
-    /// segment), re-arm the timer.
-    pub fn newack(&mut self, ack: i64, now: SimTime) {
-        self.dupacks = 0;
-        self.last_ack = ack;
-        self.highest_ack = ack;
-        if self.t_seqno < ack + 1 {
-            self.t_seqno = ack + 1;
-        }
+    /// The timer half of ns-2 `newack()`: an RTT sample (Karn's rule: only
+    /// for the timed packet, which a retransmission stops timing), then
+    /// re-arm the timer. Returns the sample, seconds.
+    fn newack_timing(&mut self, ack: i64, now: SimTime) -> Option<f64> {
+        let mut sample = None;
         if self.rtt.active && ack >= self.rtt.timed_seq {
             self.rtt.reset_backoff();
             self.rtt.active = false;
             let tao = crate::time::secs(now - self.rtt.timed_at);
             self.rtt.update(now, tao);
+            sample = Some(tao);
         }
         self.newtimer(ack, now);
+        sample
     }
 
-    /// New ack: advance, then grow the window (ns-2 `recv_newack_helper()`),
-    /// and after the SYN's ack restart from the initial window (ns-2 `delay_growth_`).
-    pub fn recv_newack(&mut self, ack: i64, now: SimTime) {
-        self.newack(ack, now);
-        self.w.open();
-        if self.last_ack == 0 && self.p.syn {
-            self.w.cwnd = self.w.wnd_init;
+    /// Apply one of loss recovery's actions.
+    #[inline]
+    fn apply(&mut self, a: Action, now: SimTime, out: &mut Vec<Packet>) {
+        match a {
+            Action::NewAck { ack, acked, grow } => {
+                let sample = self.newack_timing(ack, now);
+                if grow {
+                    self.cc.on_ack(acked, sample);
+                    if ack == 0 && self.p.syn {
+                        self.cc.on_syn_acked();
+                    }
+                }
+            }
+            Action::EnterRecovery { window, to_one } => {
+                self.counters.fast_retransmits += 1;
+                // recovery has just recorded the dupack as the last window change
+                self.cc.on_congestion_event(window, to_one, false);
+            }
+            Action::ExitRecovery => {}
+            Action::ResetTimer { mild } => self.reset_rtx_timer(now, mild, false),
+            Action::Newtimer(ack) => self.newtimer(ack, now),
+            Action::ResetBackoff => self.rtt.reset_backoff(),
+            Action::StopTiming(ack) => {
+                if self.rtt.active && ack >= self.rtt.timed_seq {
+                    self.rtt.active = false;
+                    self.rtt.reset_backoff();
+                }
+            }
+            Action::Deflate(n) => self.cc.deflate(n),
+            Action::Retransmit(seq) => self.output(seq, now, out),
+            Action::SendMuch { maxburst } => self.send_much(now, maxburst, out),
+            Action::SendOne => self.send_one(now, out),
         }
-    }
-
-    /// Reduce the window (ns-2 `slowdown()`).
-    pub fn reduce(&mut self, how: Reduction) {
-        let w = self.windowd();
-        let after_timeout = self.last_cwnd_action == CwndAction::Timeout;
-        self.w.reduce(how, w, after_timeout);
     }
 
     /// The retransmission timer expired (ns-2 `TcpAgent::timeout()`); the
-    /// variant's own timeout runs first (see `recovery`).
-    pub fn base_timeout(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        if self.w.cwnd < 1.0 {
-            self.w.cwnd = 1.0;
+    /// variant's own part has run first.
+    fn base_timeout(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        let nothing_outstanding = self.st.highest_ack == self.st.maxseq;
+        self.st.recover = self.st.maxseq;
+        if self.st.highest_ack == -1 {
+            self.cc.on_first_packet_lost();
         }
-        let nothing_outstanding = self.highest_ack == self.maxseq;
-        self.recover = self.maxseq;
-        if self.highest_ack == -1 && self.w.wnd_init > 1.0 {
-            // First packet lost: do not use the larger initial window (ns-2 bugfix_ss_).
-            self.w.wnd_init = 1.0;
-        }
+        let w = self.st.windowd(self.cc.cwnd());
         if nothing_outstanding {
-            self.reduce(Reduction::Restart);
+            let after = self.st.last_cwnd_action == CwndAction::Timeout;
+            self.cc.on_rto(w, false, after);
         } else {
             self.counters.timeouts += 1;
-            self.last_cwnd_action = CwndAction::Timeout;
-            self.reduce(Reduction::Timeout);
+            self.st.last_cwnd_action = CwndAction::Timeout;
+            self.cc.on_rto(w, true, true);
         }
         self.reset_rtx_timer(now, false, !nothing_outstanding);
-        self.last_cwnd_action = CwndAction::Timeout;
+        self.st.last_cwnd_action = CwndAction::Timeout;
         self.send_much(now, 0, out);
     }
 
@@ -321,8 +319,14 @@ impl TcpSender {
         out: &mut Vec<Packet>,
     ) {
         self.counters.acks += 1;
-        super::recovery::on_ack(self, pkt, sack, now, out);
-        if !self.active && self.highest_ack >= self.maxseq {
+        let mut acts = Actions::default();
+        let cwnd = self.cc.cwnd();
+        self.rec
+            .on_ack(&mut self.st, cumulative_ack(pkt), sack, cwnd, &mut acts);
+        for &a in acts.as_slice() {
+            self.apply(a, now, out);
+        }
+        if !self.active && self.st.highest_ack >= self.st.maxseq {
             self.cancel_rtx_timer();
         }
     }
@@ -330,9 +334,42 @@ impl TcpSender {
     /// The retransmission timer fired.
     pub fn on_timeout(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         self.rto_deadline = None;
-        if !self.active && self.highest_ack >= self.maxseq {
+        if !self.active && self.st.highest_ack >= self.st.maxseq {
             return;
         }
-        super::recovery::on_timeout(self, now, out);
+        self.rec.on_timeout(&mut self.st);
+        self.base_timeout(now, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::Variant;
+    use crate::tcp::dialogue::Dialogue;
+
+    /// RFC 6298 §5.5: "The host MUST set RTO <- RTO * 2 ("back off the
+    /// timer")"; Karn's rule (RFC 6298 §3): "RTT samples MUST NOT be made
+    /// using segments that were retransmitted", and the backed-off RTO is
+    /// kept until a valid sample. §2.2 (first sample R): SRTT <- R,
+    /// RTTVAR <- R/2, RTO <- SRTT + 4·RTTVAR = 3R.
+    #[test]
+    fn rto_backs_off_and_karn_takes_no_sample_from_a_retransmission() {
+        let mut d = Dialogue::start(Variant::Reno, 2, 40);
+        d.sent(&[0, 1]).timer(3000); // initial RTO 3 s
+                                     // timeout: ssthresh = max(W/2, 2), cwnd 1, resend 0, RTO doubled
+        d.timeout(3000).sent(&[0]).window(1.0, 2).timer(9000);
+        d.timeout(9000).sent(&[0]).timer(21000);
+        assert_eq!(d.s.rtt.backoff, 4);
+        // the ack covers the retransmitted 0 and 1: no RTT sample, the
+        // backed-off RTO (12 s) stays
+        d.ack(9100, 1).sent(&[2, 3]).window(2.0, 2).timer(21100);
+        assert_eq!((d.s.rtt.backoff, d.s.rtt.srtt_s()), (4, 0.0));
+        // 2 was sent once, at 9100: a valid 200 ms sample ends the backoff
+        d.ack(9300, 2).sent(&[4]);
+        assert_eq!(d.s.rtt.backoff, 1);
+        let srtt = d.s.rtt.srtt_s();
+        assert!((0.19..=0.2).contains(&srtt), "srtt {srtt}");
+        let rto = crate::time::secs(d.s.rtt.timeout_ns);
+        assert!((rto - 3.0 * srtt).abs() < 1e-9, "rto {rto} srtt {srtt}");
     }
 }

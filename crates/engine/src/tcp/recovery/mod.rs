@@ -1,22 +1,107 @@
 //! Loss recovery: what an ack, a duplicate ack or a timeout does to the
 //! sequence space. One file per variant, each following the ns-2 2.35 agent
-//! the papers ran (and the RFC it approximates).
+//! the papers ran (and quoting the RFC it approximates).
+//!
+//! A variant reads and updates the shared [`TcpState`] and returns
+//! [`Action`]s — take an RTT sample and grow the window, enter recovery,
+//! retransmit a packet, send what the window allows — that the connection
+//! (`sender`) applies in order. It never touches the window or the timer
+//! itself, and it does not know the connection.
 
 pub mod newreno;
 pub mod reno;
 pub mod sack;
 pub mod tahoe;
 
-use super::sender::TcpSender;
+use super::state::TcpState;
 use crate::net::packet::{Packet, SackBlock};
 use crate::scenario::Variant;
-use crate::time::SimTime;
+use std::mem::MaybeUninit;
+
+/// What loss recovery asks the connection to do.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Action {
+    /// The cumulative ack advanced to `ack` (the sequence space has already
+    /// moved): take the RTT sample Karn's rule allows, re-arm the timer
+    /// (ns-2 `newack()`); if `grow`, tell congestion control about the
+    /// `acked` packets (ns-2 `recv_newack_helper()`).
+    NewAck { ack: i64, acked: i64, grow: bool },
+    /// A loss was detected: a congestion event for the window in use
+    /// `window`; `to_one`: Tahoe's restart from one packet.
+    EnterRecovery { window: f64, to_one: bool },
+    /// Recovery is over (the ack covered `recover`).
+    ExitRecovery,
+    /// After a fast retransmit: re-arm the timer, stop timing; unless
+    /// `mild`, go back to the first unacked packet (go-back-N).
+    ResetTimer { mild: bool },
+    /// Re-arm or cancel the timer after an ack that did not end recovery (ns-2 `newtimer()`).
+    Newtimer(i64),
+    /// A partial ack: back off no more (RFC 6298 §5.7's fresh start).
+    ResetBackoff,
+    /// A partial ack covered the timed packet: no sample (Karn), stop timing.
+    StopTiming(i64),
+    /// Take `n` packets out of the congestion window (NewReno's deflation).
+    Deflate(i64),
+    /// Send this packet again.
+    Retransmit(i64),
+    /// Send what the window allows, at most `maxburst` packets (0: no limit).
+    SendMuch { maxburst: u32 },
+    /// Limited transmit: one new packet on an early duplicate ack.
+    SendOne,
+}
+
+/// The actions of one ack: at most five, kept inline (no allocation, and
+/// no initialization of unused slots, on the hot path).
+pub struct Actions {
+    buf: [MaybeUninit<Action>; 6],
+    n: usize,
+}
+
+impl Default for Actions {
+    #[inline]
+    fn default() -> Self {
+        Actions {
+            buf: [const { MaybeUninit::uninit() }; 6],
+            n: 0,
+        }
+    }
+}
+
+impl Actions {
+    #[inline]
+    pub fn push(&mut self, a: Action) {
+        self.buf[self.n].write(a);
+        self.n += 1;
+    }
+
+    #[inline]
+    pub fn as_slice(&self) -> &[Action] {
+        // SAFETY: the first `n` slots were written by `push`, and
+        // `MaybeUninit<Action>` has the layout of `Action`.
+        unsafe { std::slice::from_raw_parts(self.buf.as_ptr() as *const Action, self.n) }
+    }
+}
 
 pub enum Recovery {
     Tahoe,
     Reno,
     NewReno(newreno::State),
     Sack(sack::State),
+}
+
+/// The cumulative ack an ack packet carries, in ns-2's numbering (highest
+/// packet received in order; −1 for none).
+#[inline]
+pub fn cumulative_ack(pkt: &Packet) -> i64 {
+    pkt.seq as i64 - 1
+}
+
+/// Advance the sequence space to `ack` and say so.
+#[inline]
+fn new_ack(st: &mut TcpState, ack: i64, grow: bool) -> Action {
+    let acked = ack - st.last_ack;
+    st.advance(ack);
+    Action::NewAck { ack, acked, grow }
 }
 
 impl Recovery {
@@ -28,36 +113,33 @@ impl Recovery {
             Variant::Sack => Recovery::Sack(sack::State::default()),
         }
     }
-}
 
-/// The cumulative ack an ack packet carries, in ns-2's numbering (highest
-/// packet received in order; −1 for none).
-#[inline]
-pub fn cumulative_ack(pkt: &Packet) -> i64 {
-    pkt.seq as i64 - 1
-}
-
-/// `blocks`: the ack's SACK blocks (`TcpSink::take_sack`), read by SACK only.
-pub fn on_ack(
-    s: &mut TcpSender,
-    pkt: &Packet,
-    blocks: &[SackBlock],
-    now: SimTime,
-    out: &mut Vec<Packet>,
-) {
-    match s.rec {
-        Recovery::Tahoe => tahoe::on_ack(s, pkt, now, out),
-        Recovery::Reno => reno::on_ack(s, pkt, now, out),
-        Recovery::NewReno(_) => newreno::on_ack(s, pkt, now, out),
-        Recovery::Sack(_) => sack::on_ack(s, pkt, blocks, now, out),
+    /// An ack with cumulative ack `ack` and SACK blocks `blocks` (read by
+    /// SACK only); `cwnd`: the congestion window now.
+    #[inline]
+    pub fn on_ack(
+        &mut self,
+        st: &mut TcpState,
+        ack: i64,
+        blocks: &[SackBlock],
+        cwnd: f64,
+        acts: &mut Actions,
+    ) {
+        match self {
+            Recovery::Tahoe => tahoe::on_ack(st, ack, cwnd, acts),
+            Recovery::Reno => reno::on_ack(st, ack, cwnd, acts),
+            Recovery::NewReno(x) => x.on_ack(st, ack, cwnd, acts),
+            Recovery::Sack(x) => x.on_ack(st, ack, blocks, cwnd, acts),
+        }
     }
-}
 
-pub fn on_timeout(s: &mut TcpSender, now: SimTime, out: &mut Vec<Packet>) {
-    match s.rec {
-        Recovery::Tahoe => {}
-        Recovery::Reno | Recovery::NewReno(_) => reno::timeout_prelude(s),
-        Recovery::Sack(_) => sack::timeout_prelude(s),
+    /// The variant's part of a timeout, before the connection's (ns-2's
+    /// variant `timeout()` calling `TcpAgent::timeout()`).
+    pub fn on_timeout(&mut self, st: &mut TcpState) {
+        match self {
+            Recovery::Tahoe => {}
+            Recovery::Reno | Recovery::NewReno(_) => reno::timeout_prelude(st),
+            Recovery::Sack(x) => x.timeout_prelude(st),
+        }
     }
-    s.base_timeout(now, out);
 }

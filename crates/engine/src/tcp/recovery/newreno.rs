@@ -1,87 +1,111 @@
-//! TCP NewReno (ns-2 `Agent/TCP/Newreno`, RFC 6582): like Reno, but an ack
-//! that advances yet does not cover `recover` (a partial ack) retransmits the
-//! next hole at once and keeps the sender in fast recovery, deflating the
-//! window by the amount acked (ns-2 `partial_window_deflation_` 1). Only the
-//! first partial ack re-arms the timer (ns-2 `newreno_changes1_` 1).
+//! TCP NewReno (ns-2 `Agent/TCP/Newreno`). RFC 6582 §3.2, step 3:
+//!
+//! > If this ACK does *not* acknowledge all of the data up to and
+//! > including recover, then this is a partial ACK. In this case,
+//! > retransmit the first unacknowledged segment. Deflate the congestion
+//! > window by the amount of new data acknowledged by the Cumulative
+//! > Acknowledgment field. If the partial ACK acknowledges at least one
+//! > SMSS of new data, then add back SMSS bytes to the congestion window.
+//! > [...] Send a new segment if permitted by the new value of cwnd. [...]
+//! > For the first partial ACK that arrives during fast recovery, also
+//! > reset the retransmit timer.
+//!
+//! ns-2 (`partial_window_deflation_` 1, `newreno_changes1_` 1) deflates the
+//! inflation `dupwnd` first and cwnd only for the rest, and lets at most two
+//! packets out per duplicate ack (`send_much(0, 0, 2)`). NewReno never
+//! re-enters fast retransmit while in recovery (RFC 6582 §3.2 step 2's
+//! "recover" check; ns-2 `allow_fast_retransmit` 0).
 
-use super::cumulative_ack;
-use super::Recovery;
-use crate::net::packet::Packet;
-use crate::tcp::sender::{CwndAction, TcpSender};
-use crate::time::SimTime;
+use super::{new_ack, reno, Action, Actions};
+use crate::tcp::state::{CwndAction, TcpState};
 
 #[derive(Default)]
 pub struct State {
     firstpartial: bool,
 }
 
-fn state(s: &mut TcpSender) -> &mut State {
-    match &mut s.rec {
-        Recovery::NewReno(st) => st,
-        _ => unreachable!("newreno state on a newreno sender"),
-    }
-}
-
-pub fn on_ack(s: &mut TcpSender, pkt: &Packet, now: SimTime, out: &mut Vec<Packet>) {
-    let ack = cumulative_ack(pkt);
-    let thresh = s.p.dupack_threshold;
-    if ack > s.last_ack {
-        if ack >= s.recover || s.last_cwnd_action != CwndAction::Dupack {
-            if s.dupwnd > 0 {
-                s.dupwnd = 0;
-                if s.last_cwnd_action == CwndAction::Dupack {
-                    s.last_cwnd_action = CwndAction::Exited;
+impl State {
+    #[inline]
+    pub fn on_ack(&mut self, st: &mut TcpState, ack: i64, cwnd: f64, acts: &mut Actions) {
+        let thresh = st.dupack_threshold;
+        if ack > st.last_ack {
+            if ack >= st.recover || st.last_cwnd_action != CwndAction::Dupack {
+                if st.dupwnd > 0 {
+                    st.dupwnd = 0;
+                    if st.last_cwnd_action == CwndAction::Dupack {
+                        st.last_cwnd_action = CwndAction::Exited;
+                        acts.push(Action::ExitRecovery);
+                    }
                 }
+                self.firstpartial = false;
+                acts.push(new_ack(st, ack, true));
+            } else {
+                self.partial_ack(st, ack, acts);
             }
-            state(s).firstpartial = false;
-            s.recv_newack(ack, now);
-        } else {
-            partial_ack(s, ack, now, out);
+        } else if ack == st.last_ack {
+            st.dupacks += 1;
+            if st.dupacks == thresh {
+                reno::dupack_action(st, cwnd, acts, false);
+            } else if st.dupacks > thresh && st.last_cwnd_action == CwndAction::Dupack {
+                st.dupwnd += 1;
+            } else if st.dupacks < thresh && st.limited_transmit {
+                acts.push(Action::SendOne);
+            }
         }
-    } else if ack == s.last_ack {
-        s.dupacks += 1;
-        if s.dupacks == thresh {
-            // NewReno never re-enters while in recovery (allow_fast_retransmit 0).
-            super::reno::dupack_action(s, now, out, false);
-        } else if s.dupacks > thresh && s.last_cwnd_action == CwndAction::Dupack {
-            s.dupwnd += 1;
-        } else if s.dupacks < thresh && s.p.limited_transmit {
-            s.send_one(now, out);
+        if ack >= st.last_ack {
+            if st.dupacks == 0 {
+                acts.push(Action::SendMuch { maxburst: 0 });
+            } else if st.dupacks > thresh - 1 {
+                acts.push(Action::SendMuch { maxburst: 2 });
+            }
         }
     }
-    if ack >= s.last_ack {
-        if s.dupacks == 0 {
-            s.send_much(now, 0, out);
-        } else if s.dupacks > thresh - 1 {
-            s.send_much(now, 2, out);
+
+    /// A partial ack: deflate, retransmit the next hole, stay in recovery.
+    fn partial_ack(&mut self, st: &mut TcpState, ack: i64, acts: &mut Actions) {
+        if !self.firstpartial {
+            self.firstpartial = true;
+            acts.push(Action::Newtimer(ack));
         }
+        let deflate = ack - st.last_ack;
+        if st.dupwnd > deflate {
+            st.dupwnd -= deflate - 1;
+        } else {
+            acts.push(Action::Deflate(deflate - st.dupwnd));
+            st.dupwnd = 1;
+        }
+        st.last_ack = ack;
+        st.highest_ack = ack;
+        if st.t_seqno < ack + 1 {
+            st.t_seqno = ack + 1;
+        }
+        acts.push(Action::StopTiming(ack));
+        acts.push(Action::Retransmit(ack + 1));
     }
 }
 
-/// A partial ack: deflate, retransmit the next hole, stay in recovery.
-fn partial_ack(s: &mut TcpSender, ack: i64, now: SimTime, out: &mut Vec<Packet>) {
-    if !state(s).firstpartial {
-        state(s).firstpartial = true;
-        s.newtimer(ack, now);
+#[cfg(test)]
+mod tests {
+    use crate::scenario::Variant;
+    use crate::tcp::dialogue::Dialogue;
+
+    #[test]
+    fn partial_ack_retransmits_the_next_hole_and_deflates() {
+        // 0..15 out, cwnd 13; packets 3 and 11 are lost.
+        let mut d = Dialogue::opened(Variant::NewReno);
+        d.ack(130, 2).sent(&[16]);
+        d.ack(131, 2).sent(&[17]);
+        d.ack(132, 2).sent(&[3]).window(6.5, 6); // recover = 17
+        d.ack(133, 2).sent(&[]); // dupwnd 4: usable 10, 18 > 2 + 10
+                                 // partial ack for 3..10: retransmit 11 at once and stay in recovery;
+                                 // 8 packets acked, 4 of them taken from the inflation, 4 from cwnd,
+                                 // one added back (dupwnd 1)
+        d.ack(200, 10).sent(&[11]).window(2.5, 6);
+        assert_eq!(d.s.window(), 3, "usable window: cwnd 2 + the one added back");
+        // the full ack ends recovery. RFC 6582 sets cwnd to ssthresh here
+        // (or FlightSize + 1); ns-2 keeps the deflated cwnd and grows it:
+        // slow start, since 2.5 < ssthresh
+        d.ack(300, 17).sent(&[18, 19, 20]).window(3.5, 6);
+        assert_eq!(d.s.counters.fast_retransmits, 1);
     }
-    let deflate = ack - s.last_ack;
-    if s.dupwnd > deflate {
-        s.dupwnd -= deflate - 1;
-    } else {
-        s.w.cwnd -= (deflate - s.dupwnd) as f64;
-        s.dupwnd = 1;
-    }
-    if s.w.cwnd < 1.0 {
-        s.w.cwnd = 1.0;
-    }
-    s.last_ack = ack;
-    s.highest_ack = ack;
-    if s.t_seqno < ack + 1 {
-        s.t_seqno = ack + 1;
-    }
-    if s.rtt.active && ack >= s.rtt.timed_seq {
-        s.rtt.active = false;
-        s.rtt.reset_backoff();
-    }
-    s.output(ack + 1, now, out);
 }

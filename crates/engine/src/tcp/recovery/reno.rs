@@ -1,59 +1,101 @@
-//! TCP Reno (ns-2 `Agent/TCP/Reno`, RFC 5681 §3.2): on the third duplicate
-//! ack, retransmit the first unacked packet, set ssthresh = cwnd = β·W, and
-//! inflate the usable window by one packet per further duplicate ack
-//! (`dupwnd`) until a new ack ends fast recovery. Several losses in one
-//! window usually end in a timeout.
+//! TCP Reno (ns-2 `Agent/TCP/Reno`). RFC 5681 §3.2:
+//!
+//! > 2. When the third duplicate ACK is received, a TCP MUST set ssthresh
+//! > to no more than the value given in equation (4). [...]
+//! > 3. The lost segment starting at SND.UNA MUST be retransmitted and
+//! > cwnd set to ssthresh plus 3*SMSS. This artificially "inflates" the
+//! > congestion window by the number of segments (three) that have left
+//! > the network and which the receiver has buffered.
+//! > 4. For each additional duplicate ACK received (after the third),
+//! > cwnd MUST be incremented by SMSS.
+//! > [...]
+//! > 6. When the next ACK arrives that acknowledges previously
+//! > unacknowledged data, a TCP MUST set cwnd to ssthresh [...]
+//! > This is termed "deflating" the window.
+//!
+//! As ns-2 does, the inflation is kept apart from cwnd (`dupwnd`, added to
+//! the usable window), so cwnd itself is β·W during recovery, and ns-2's
+//! ssthresh is taken from the window in use rather than FlightSize. Several
+//! losses in one window usually end in a timeout.
 
-use super::cumulative_ack;
-use crate::net::packet::Packet;
-use crate::tcp::sender::{CwndAction, TcpSender};
-use crate::tcp::window::Reduction;
-use crate::time::SimTime;
+use super::{new_ack, Action, Actions};
+use crate::tcp::state::{CwndAction, TcpState};
 
-pub fn on_ack(s: &mut TcpSender, pkt: &Packet, now: SimTime, out: &mut Vec<Packet>) {
-    let ack = cumulative_ack(pkt);
-    let thresh = s.p.dupack_threshold;
-    if ack > s.last_ack {
-        if s.last_cwnd_action == CwndAction::Dupack {
-            s.last_cwnd_action = CwndAction::Exited;
+#[inline]
+pub fn on_ack(st: &mut TcpState, ack: i64, cwnd: f64, acts: &mut Actions) {
+    let thresh = st.dupack_threshold;
+    if ack > st.last_ack {
+        if st.last_cwnd_action == CwndAction::Dupack {
+            st.last_cwnd_action = CwndAction::Exited;
+            acts.push(Action::ExitRecovery);
         }
-        s.dupwnd = 0;
-        s.recv_newack(ack, now);
-    } else if ack == s.last_ack {
-        s.dupacks += 1;
-        if s.dupacks == thresh {
-            dupack_action(s, now, out, s.last_cwnd_action == CwndAction::Dupack);
-        } else if s.dupacks > thresh && s.last_cwnd_action == CwndAction::Dupack {
-            s.dupwnd += 1; // fast recovery: each dupack means a packet left the network
-        } else if s.dupacks < thresh && s.p.limited_transmit {
-            s.send_one(now, out);
+        st.dupwnd = 0;
+        acts.push(new_ack(st, ack, true));
+    } else if ack == st.last_ack {
+        st.dupacks += 1;
+        if st.dupacks == thresh {
+            let allow = st.last_cwnd_action == CwndAction::Dupack;
+            dupack_action(st, cwnd, acts, allow);
+        } else if st.dupacks > thresh && st.last_cwnd_action == CwndAction::Dupack {
+            st.dupwnd += 1; // fast recovery: each dupack means a packet left the network
+        } else if st.dupacks < thresh && st.limited_transmit {
+            acts.push(Action::SendOne);
         }
     }
-    if ack >= s.last_ack && (s.dupacks == 0 || s.dupacks > thresh - 1) {
-        s.send_much(now, 0, out);
+    if ack >= st.last_ack && (st.dupacks == 0 || st.dupacks > thresh - 1) {
+        acts.push(Action::SendMuch { maxburst: 0 });
     }
 }
 
 /// Enter fast retransmit / fast recovery unless this window already had one
 /// (ns-2 `bugFix_`). `allow` lets Reno re-enter while still in recovery.
-pub fn dupack_action(s: &mut TcpSender, now: SimTime, out: &mut Vec<Packet>, allow: bool) {
-    let recovered = s.highest_ack > s.recover;
-    if recovered || !s.p.bug_fix || allow || s.highest_ack == 0 {
-        s.recover = s.maxseq;
-        s.last_cwnd_action = CwndAction::Dupack;
-        s.counters.fast_retransmits += 1;
-        s.reduce(Reduction::Multiplicative);
-        s.reset_rtx_timer(now, true, false);
-        s.output(s.last_ack + 1, now, out);
-        s.dupwnd = s.p.dupack_threshold as i64;
+pub fn dupack_action(st: &mut TcpState, cwnd: f64, acts: &mut Actions, allow: bool) {
+    let recovered = st.highest_ack > st.recover;
+    if recovered || !st.bug_fix || allow || st.highest_ack == 0 {
+        st.recover = st.maxseq;
+        st.last_cwnd_action = CwndAction::Dupack;
+        acts.push(Action::EnterRecovery {
+            window: st.windowd(cwnd),
+            to_one: false,
+        });
+        acts.push(Action::ResetTimer { mild: true });
+        acts.push(Action::Retransmit(st.last_ack + 1));
+        st.dupwnd = st.dupack_threshold as i64;
     }
 }
 
 /// Reno's and NewReno's part of a timeout (ns-2 `RenoTcpAgent::timeout()`).
-pub fn timeout_prelude(s: &mut TcpSender) {
-    s.dupwnd = 0;
-    s.dupacks = 0;
-    if s.p.bug_fix {
-        s.recover = s.maxseq;
+pub fn timeout_prelude(st: &mut TcpState) {
+    st.dupwnd = 0;
+    st.dupacks = 0;
+    if st.bug_fix {
+        st.recover = st.maxseq;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::Variant;
+    use crate::tcp::dialogue::Dialogue;
+
+    #[test]
+    fn three_dupacks_fast_retransmit_then_inflate_then_deflate() {
+        // 0..15 out, cwnd 13; packet 3 is lost.
+        let mut d = Dialogue::opened(Variant::Reno);
+        d.ack(130, 2).sent(&[16]); // limited transmit
+        d.ack(131, 2).sent(&[17]);
+        // third dupack: retransmit 3; ssthresh = cwnd = 13/2 (ns-2 keeps
+        // the half packet in cwnd); usable window 6 + 3 inflation = 9
+        d.ack(132, 2).sent(&[3]).window(6.5, 6);
+        // each further dupack inflates by one; new data once 18 ≤ 2 + 6 + dupwnd
+        for t in 133..139 {
+            d.ack(t, 2).sent(&[]);
+        }
+        d.ack(139, 2).sent(&[18]); // the tenth dupack: dupwnd 10
+                                   // the ack for the retransmission deflates (cwnd is ssthresh's 6.5)
+                                   // and congestion avoidance adds 1/cwnd
+        d.ack(300, 17)
+            .sent(&[19, 20, 21, 22, 23])
+            .window(6.5 + 1.0 / 6.5, 6);
     }
 }

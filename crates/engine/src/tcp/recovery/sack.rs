@@ -6,12 +6,9 @@
 //! first the holes below the highest SACKed packet, then new data — and
 //! ends when an ack covers everything sent before it began (`recover`).
 
-use super::cumulative_ack;
-use super::Recovery;
-use crate::net::packet::{Packet, SackBlock};
-use crate::tcp::sender::{CwndAction, TcpSender};
-use crate::tcp::window::Reduction;
-use crate::time::SimTime;
+use super::{new_ack, Action, Actions};
+use crate::net::packet::SackBlock;
+use crate::tcp::state::{CwndAction, TcpState};
 use std::collections::VecDeque;
 
 /// Which packets above the cumulative ack the receiver has reported (ns-2 `ScoreBoardRQ`).
@@ -101,155 +98,140 @@ pub struct State {
     pub scb: Scoreboard,
 }
 
-fn st(s: &mut TcpSender) -> &mut State {
-    match &mut s.rec {
-        Recovery::Sack(st) => st,
-        _ => unreachable!("sack state on a sack sender"),
-    }
-}
-
-pub fn on_ack(
-    s: &mut TcpSender,
-    pkt: &Packet,
-    blocks: &[SackBlock],
-    now: SimTime,
-    out: &mut Vec<Packet>,
-) {
-    let ack = cumulative_ack(pkt);
-    let valid = ack >= s.last_ack;
-    if !st(s).fastrecov {
-        if ack > s.last_ack {
-            s.recv_newack(ack, now);
-            let x = st(s);
-            x.after_timeout = false;
-            x.scb.clear();
-        } else if ack == s.last_ack && !st(s).after_timeout {
-            let highest = s.highest_ack;
-            let x = st(s);
-            x.scb.update(highest, blocks);
-            if x.scb.changed {
-                s.dupacks += 1;
-                if s.dupacks == s.p.dupack_threshold {
-                    dupack_action(s, now, out);
-                } else if s.dupacks < s.p.dupack_threshold && s.p.limited_transmit {
-                    s.send_one(now, out);
+impl State {
+    #[inline]
+    pub fn on_ack(
+        &mut self,
+        st: &mut TcpState,
+        ack: i64,
+        blocks: &[SackBlock],
+        cwnd: f64,
+        acts: &mut Actions,
+    ) {
+        let valid = ack >= st.last_ack;
+        if !self.fastrecov {
+            if ack > st.last_ack {
+                acts.push(new_ack(st, ack, true));
+                self.after_timeout = false;
+                self.scb.clear();
+            } else if ack == st.last_ack && !self.after_timeout {
+                self.scb.update(st.highest_ack, blocks);
+                if self.scb.changed {
+                    st.dupacks += 1;
+                    if st.dupacks == st.dupack_threshold {
+                        self.dupack_action(st, cwnd, acts);
+                    } else if st.dupacks < st.dupack_threshold && st.limited_transmit {
+                        acts.push(Action::SendOne);
+                    }
                 }
             }
-        }
-        if valid && s.dupacks == 0 {
-            send_much(s, now, out);
-        }
-    } else {
-        st(s).pipe -= 1;
-        if ack >= s.recover {
-            // Recovery is over; cwnd stays at β·W (no growth on this ack).
-            s.recover = 0;
-            let x = st(s);
-            x.fastrecov = false;
-            s.newack(ack, now);
-            let x = st(s);
-            x.after_timeout = false;
-            x.scb.clear();
-        } else if ack > s.highest_ack {
-            // Partial ack: the retransmission arrived, count it out of the pipe.
-            s.highest_ack = ack;
-            let x = st(s);
-            x.scb.update(ack, blocks);
-            x.pipe -= 1;
-            s.newtimer(ack, now);
-            s.rtt.reset_backoff();
-        } else if !st(s).after_timeout {
-            let highest = s.highest_ack;
-            let x = st(s);
-            x.scb.update(highest, blocks);
-            if x.scb.changed && s.dupacks > 0 {
-                s.dupacks += 1;
+            if valid && st.dupacks == 0 {
+                acts.push(Action::SendMuch { maxburst: 0 });
+            }
+        } else {
+            self.pipe -= 1;
+            if ack >= st.recover {
+                // Recovery is over; cwnd stays at β·W (no growth on this ack).
+                st.recover = 0;
+                self.fastrecov = false;
+                acts.push(Action::ExitRecovery);
+                acts.push(new_ack(st, ack, false));
+                self.after_timeout = false;
+                self.scb.clear();
+            } else if ack > st.highest_ack {
+                // Partial ack: the retransmission arrived, count it out of the pipe.
+                st.highest_ack = ack;
+                self.scb.update(ack, blocks);
+                self.pipe -= 1;
+                acts.push(Action::Newtimer(ack));
+                acts.push(Action::ResetBackoff);
+            } else if !self.after_timeout {
+                self.scb.update(st.highest_ack, blocks);
+                if self.scb.changed && st.dupacks > 0 {
+                    st.dupacks += 1;
+                }
+            }
+            if valid {
+                acts.push(Action::SendMuch { maxburst: 0 });
             }
         }
-        if valid {
-            send_much(s, now, out);
+    }
+
+    fn dupack_action(&mut self, st: &mut TcpState, cwnd: f64, acts: &mut Actions) {
+        let recovered = st.highest_ack > st.recover;
+        if !(recovered || !st.bug_fix || st.highest_ack == 0) {
+            return;
         }
+        st.recover = st.maxseq;
+        acts.push(Action::ResetTimer { mild: true });
+        self.pipe = st.maxseq - st.highest_ack - st.dupack_threshold as i64;
+        self.fastrecov = true;
+        self.scb.mark_retran(st.highest_ack + 1);
+        st.last_cwnd_action = CwndAction::Dupack;
+        acts.push(Action::EnterRecovery {
+            window: st.windowd(cwnd),
+            to_one: false,
+        });
+        acts.push(Action::Retransmit(st.last_ack + 1));
     }
-}
 
-fn dupack_action(s: &mut TcpSender, now: SimTime, out: &mut Vec<Packet>) {
-    let recovered = s.highest_ack > s.recover;
-    if !(recovered || !s.p.bug_fix || s.highest_ack == 0) {
-        return;
-    }
-    s.recover = s.maxseq;
-    let pipe = s.maxseq - s.highest_ack - s.p.dupack_threshold as i64;
-    s.reset_rtx_timer(now, true, false);
-    let first_hole = s.highest_ack + 1;
-    let x = st(s);
-    x.pipe = pipe;
-    x.fastrecov = true;
-    x.scb.mark_retran(first_hole);
-    s.last_cwnd_action = CwndAction::Dupack;
-    s.counters.fast_retransmits += 1;
-    s.reduce(Reduction::Multiplicative);
-    s.output(s.last_ack + 1, now, out);
-}
-
-/// SACK's own `send_much()`: outside recovery the window rules; inside it,
-/// the pipe estimate does, and holes go before new data.
-pub fn send_much(s: &mut TcpSender, now: SimTime, out: &mut Vec<Packet>) {
-    let mut win = s.window();
-    let wnd = s.w.wnd as i64;
-    loop {
-        let fastrecov = st(s).fastrecov;
-        let open = if fastrecov {
-            st(s).pipe < s.w.cwnd as i64
+    /// SACK's own `send_much()`, one packet per call: the next packet to
+    /// send, or None. Outside recovery the window rules; inside it, the pipe
+    /// estimate does, and holes go before new data.
+    #[inline]
+    pub fn next_send(&mut self, st: &mut TcpState, cwnd: f64) -> Option<i64> {
+        let win = st.window(cwnd);
+        let wnd = st.wnd as i64;
+        let open = if self.fastrecov {
+            self.pipe < cwnd as i64
         } else {
-            s.t_seqno <= s.last_ack + win
+            st.t_seqno <= st.last_ack + win
         };
-        if !open || s.last_ack + 1 >= s.curseq {
-            break;
+        if !open || st.last_ack + 1 >= st.curseq {
+            return None;
         }
-        let seq = match st(s).scb.next_retran() {
+        let seq = match self.scb.next_retran() {
             None => {
-                let room = if fastrecov {
-                    s.t_seqno <= s.highest_ack + wnd
+                let room = if self.fastrecov {
+                    st.t_seqno <= st.highest_ack + wnd
                 } else {
-                    s.t_seqno <= s.highest_ack + win
+                    st.t_seqno <= st.highest_ack + win
                 };
-                if room && s.t_seqno < s.curseq {
-                    let q = s.t_seqno;
-                    s.t_seqno += 1;
+                if room && st.t_seqno < st.curseq {
+                    let q = st.t_seqno;
+                    st.t_seqno += 1;
                     q
                 } else {
-                    break;
+                    return None;
                 }
             }
             Some(x) => {
-                if s.recover > 0 && x <= s.highest_ack + wnd {
-                    st(s).scb.mark_retran(x);
-                    win = s.window();
+                if st.recover > 0 && x <= st.highest_ack + wnd {
+                    self.scb.mark_retran(x);
                     x
                 } else {
-                    break;
+                    return None;
                 }
             }
         };
-        s.output(seq, now, out);
-        if s.t_seqno <= seq {
-            s.t_seqno = seq + 1;
+        if st.t_seqno <= seq {
+            st.t_seqno = seq + 1;
         }
-        st(s).pipe += 1;
+        self.pipe += 1;
+        Some(seq)
     }
-}
 
-/// SACK's part of a timeout (ns-2 `Sack1TcpAgent::timeout()`).
-pub fn timeout_prelude(s: &mut TcpSender) {
-    s.dupacks = 0;
-    if s.highest_ack > s.last_ack {
-        s.last_ack = s.highest_ack;
+    /// SACK's part of a timeout (ns-2 `Sack1TcpAgent::timeout()`).
+    pub fn timeout_prelude(&mut self, st: &mut TcpState) {
+        st.dupacks = 0;
+        if st.highest_ack > st.last_ack {
+            st.last_ack = st.highest_ack;
+        }
+        st.recover = st.maxseq;
+        self.fastrecov = false;
+        self.after_timeout = true;
+        self.scb.clear();
     }
-    s.recover = s.maxseq;
-    let x = st(s);
-    x.fastrecov = false;
-    x.after_timeout = true;
-    x.scb.clear();
 }
 
 #[cfg(test)]
@@ -276,5 +258,31 @@ mod tests {
         // the same information again is no news
         sb.update(9, &[SackBlock { start: 16, end: 18 }]);
         assert!(!sb.changed);
+    }
+
+    #[test]
+    fn dialogue_retransmits_scoreboard_holes_before_new_data() {
+        use crate::scenario::Variant;
+        use crate::tcp::dialogue::Dialogue;
+        // 0..15 out, cwnd 13; packets 3 and 6 are lost.
+        let mut d = Dialogue::opened(Variant::Sack);
+        d.ack_sack(130, 2, &[(4, 5)]).sent(&[16]); // limited transmit
+        d.ack_sack(131, 2, &[(4, 6)]).sent(&[17]);
+        // third dupack with new SACK information: retransmit 3, cwnd = W/2,
+        // pipe = 17 − 2 − 3 = 12
+        d.ack_sack(132, 2, &[(7, 8), (4, 6)])
+            .sent(&[3])
+            .window(6.5, 6);
+        // each ack takes one packet out of the pipe; nothing goes while pipe ≥ 6
+        for t in 133..139 {
+            d.ack_sack(t, 2, &[(7, 9), (4, 6)]).sent(&[]);
+        }
+        // pipe 5: the next hole is 6 (4 and 5 are SACKed), before any new data
+        d.ack_sack(139, 2, &[(7, 9), (4, 6)]).sent(&[6]);
+        // no hole left below the highest SACKed packet: new data
+        d.ack_sack(140, 2, &[(7, 9), (4, 6)]).sent(&[18]);
+        // the ack covering recover (17) ends recovery without growth
+        d.ack(300, 17).sent(&[19, 20, 21, 22, 23]).window(6.5, 6);
+        assert_eq!(d.s.counters.fast_retransmits, 1);
     }
 }

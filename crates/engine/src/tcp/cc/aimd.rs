@@ -1,25 +1,29 @@
-//! The window policy of TCP(α, β): slow start below ssthresh, then +α packets
-//! per RTT (α/cwnd per new ack), and ×β on a loss indication. Plain TCP is
-//! α = 1, β = ½ (RFC 5681 §3.1). Follows ns-2's `opencwnd()` and
-//! `slowdown()`, including its rules that the connection's first reduction,
-//! a reduction in slow start, and the one after a timeout halve the window
-//! whatever β is.
+//! TCP(α, β) congestion control, Reno's included: slow start below
+//! ssthresh, then +α packets per RTT (α/cwnd per new ack), and ×β on a loss
+//! indication. Plain TCP is α = 1, β = ½. RFC 5681 §3.1:
+//!
+//! > During slow start, a TCP increments cwnd by at most SMSS bytes for each
+//! > ACK received that cumulatively acknowledges new data. [...] During
+//! > congestion avoidance, cwnd is incremented by roughly 1 full-sized
+//! > segment per round-trip time (RTT).
+//!
+//! and, on a loss (equation (4)): `ssthresh = max (FlightSize / 2, 2*SMSS)`.
+//!
+//! ns-2 differs from the RFC, and this follows ns-2 (`opencwnd()`,
+//! `slowdown()`), which the papers ran: growth counts acks, not bytes
+//! (`wnd_option_` 1: cwnd += 1/cwnd per ack, no byte counting); the reduction
+//! is taken from the window in use (cwnd, inflated by Reno's dupwnd, capped
+//! by the receiver's window) rather than FlightSize; and the connection's
+//! first reduction, a reduction in slow start, and the one after a timeout
+//! halve the window whatever β is.
+//!
+//! It sees events only (an ack, a congestion event, a timeout, an ECN
+//! echo), never packets.
 
-/// What a window reduction does (ns-2's `slowdown()` flags).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Reduction {
-    /// Fast retransmit of Tahoe: ssthresh ← β·W (½ the first time), cwnd ← 1.
-    ToOne,
-    /// Fast recovery of Reno/NewReno/SACK: ssthresh ← cwnd ← β·W.
-    Multiplicative,
-    /// Retransmission timeout: ssthresh ← W/2, cwnd ← 1 (ns-2 `CLOSE_CWND_RESTART`).
-    Timeout,
-    /// Timeout with nothing outstanding: cwnd ← 1, ssthresh kept.
-    Restart,
-}
+use super::Reduction;
 
 #[derive(Clone, Debug)]
-pub struct Window {
+pub struct Aimd {
     /// Congestion window, packets.
     pub cwnd: f64,
     /// Slow-start threshold, packets (an integer in ns-2).
@@ -28,14 +32,12 @@ pub struct Window {
     pub beta: f64,
     /// Upper bound on cwnd, 0 = none.
     pub max_cwnd: u32,
-    /// Receiver's advertised window, packets.
-    pub wnd: f64,
     /// Initial window (ns-2 `wnd_init_`; dropped to 1 if the first packet is lost).
     pub wnd_init: f64,
     first_decrease: bool,
 }
 
-impl Window {
+impl Aimd {
     /// With a SYN, cwnd is 1 until the SYN is acked, then `initial_cwnd`
     /// (ns-2 `set_initial_window()` with `syn_` and `delay_growth_`).
     pub fn new(
@@ -47,7 +49,7 @@ impl Window {
         max_cwnd: u32,
         syn: bool,
     ) -> Self {
-        Window {
+        Aimd {
             cwnd: if syn { 1.0 } else { initial_cwnd as f64 },
             ssthresh: if initial_ssthresh == 0 {
                 wnd as i64
@@ -57,7 +59,6 @@ impl Window {
             alpha,
             beta,
             max_cwnd,
-            wnd: wnd as f64,
             wnd_init: initial_cwnd as f64,
             first_decrease: true,
         }
@@ -125,7 +126,7 @@ mod tests {
 
     #[test]
     fn slow_start_doubles_per_rtt_then_grows_by_alpha() {
-        let mut w = Window::new(1.0, 0.5, 2, 8, 1000, 0, false);
+        let mut w = Aimd::new(1.0, 0.5, 2, 8, 1000, 0, false);
         // One RTT of acks for a window of 2 → 4, then 4 → 8.
         for _ in 0..6 {
             w.open();
@@ -140,7 +141,7 @@ mod tests {
 
     #[test]
     fn first_reduction_halves_even_for_other_beta() {
-        let mut w = Window::new(0.31, 0.875, 2, 2, 1000, 0, false);
+        let mut w = Aimd::new(0.31, 0.875, 2, 2, 1000, 0, false);
         w.cwnd = 40.0;
         w.reduce(Reduction::Multiplicative, 40.0, false);
         assert_eq!((w.cwnd, w.ssthresh), (20.0, 20));
@@ -152,7 +153,7 @@ mod tests {
 
     #[test]
     fn timeout_halves_ssthresh_and_restarts() {
-        let mut w = Window::new(1.0, 0.5, 2, 2, 1000, 0, false);
+        let mut w = Aimd::new(1.0, 0.5, 2, 2, 1000, 0, false);
         w.cwnd = 30.0;
         w.reduce(Reduction::Timeout, 30.0, true);
         assert_eq!((w.cwnd, w.ssthresh), (1.0, 15));
@@ -163,7 +164,7 @@ mod tests {
 
     #[test]
     fn max_cwnd_caps_growth() {
-        let mut w = Window::new(1.0, 0.5, 2, 1000, 1000, 5, false);
+        let mut w = Aimd::new(1.0, 0.5, 2, 1000, 1000, 5, false);
         for _ in 0..10 {
             w.open();
         }
