@@ -21,6 +21,7 @@ pub fn params(variant: Variant, initial_cwnd: u32, initial_ssthresh: u32) -> Tcp
         min_rto_ns: 200_000_000,
         max_rto_ns: 60_000_000_000,
         tick_ns: 10_000_000,
+        tick_seed: None,
         dupack_threshold: 3,
         limited_transmit: true,
         bug_fix: true,
