@@ -161,3 +161,68 @@ def test_congestion_control_per_group():
     sc["linux"]["group_cc"] = {"c": "bbr"}
     with pytest.raises(UserError, match=r"linux\.group_cc\.c"):
         linux._plan(load_scenario(sc))
+
+
+def staggered(**extra) -> dict:
+    """Three TCP groups: start jitter; a join schedule (1 → 2 → 4 flows) after a
+    start offset; a leave schedule (4 → 2 → 1 flows)."""
+    return smoke(seed=7, duration="12s", warmup="0s", flows={
+        "a": {"kind": "tcp", "count": 3, "start_jitter": "2s"},
+        "b": {"kind": "tcp", "count": 4, "start": "1s", "start_jitter": "0.5s",
+              "joins": {"initial": 1, "at": "3s", "every": "2s", "factor": 2}},
+        "c": {"kind": "tcp", "count": 4, "start_jitter": "0.3s",
+              "leaves": {"at": "4s", "every": "2s", "factor": 0.5, "min": 1}},
+    }, **extra)
+
+
+def test_flows_start_and_stop_when_the_packet_engine_starts_and_stops_them():
+    """Start jitter, joins and leaves: the linux engine opens each connection at
+    the instant the packet engine sends the flow's first packet, and stops
+    writing when the packet engine's flow stops sending new data (no root needed)."""
+    from tcplab.scenario import load_scenario
+
+    sc = staggered()
+    plan = linux._plan(load_scenario(sc))
+    res = tcplab.run(sc, engine="packet", trace=["seq"])
+    sends = res.traces["sends"]
+    first = sends.groupby("flow")["t"].min()
+    # after its stop a flow sends no new data (it may still retransmit)
+    last = sends[sends["rtx"] == 0].groupby("flow")["t"].max()
+    assert [f["id"] for f in plan["tcp"]] == list(range(11))
+    for f in plan["tcp"]:
+        # the packet engine's first send (the SYN) is the flow's start, to the nanosecond
+        assert abs(first[f["id"]] - f["start_ns"] / 1e9) < 1e-9, (f, first[f["id"]])
+        assert last[f["id"]] <= f["stop_ns"] / 1e9 + 1e-9, (f, last[f["id"]])
+    starts = {f["id"]: f["start_ns"] / 1e9 for f in plan["tcp"]}
+    stops = {f["id"]: f["stop_ns"] / 1e9 for f in plan["tcp"]}
+    # the schedules themselves: group b joins at 3 s and 5 s, group c halves at 4 s and 6 s
+    assert 1.0 <= starts[3] < 1.5 and 3.0 <= starts[4] < 3.5 and 5.0 <= starts[5] < 5.5 <= starts[6] + 0.5
+    assert [stops[i] for i in (7, 8, 9, 10)] == [12.0, 6.0, 4.0, 4.0]
+    # jitter draws differ by flow and stay within [0, start_jitter)
+    assert len({starts[i] for i in (0, 1, 2)}) == 3 and all(0 <= starts[i] < 2.0 for i in (0, 1, 2))
+
+
+def test_a_flow_the_join_schedule_never_adds_opens_no_connection():
+    from tcplab.scenario import load_scenario
+
+    sc = smoke(duration="4s", warmup="0s",
+               flows={"tcp": {"kind": "tcp", "count": 4,
+                              "joins": {"initial": 1, "at": "3s", "every": "2s", "factor": 2}}})
+    plan = linux._plan(load_scenario(sc))
+    runs = [f["id"] for f in plan["tcp"] if f["start_ns"] < f["stop_ns"]]
+    assert runs == [0, 1]  # 1 flow, doubled at 3 s; the next doubling (5 s) is after the end
+
+
+@needs_linux
+def test_a_short_linux_run_with_start_jitter():
+    sc = smoke(duration="5s", warmup="1s",
+               flows={"tcp": {"kind": "tcp", "variant": "reno", "count": 2, "start_jitter": "1s"}})
+    from tcplab.scenario import load_scenario
+
+    plan = linux._plan(load_scenario(sc))
+    res = tcplab.run(sc, engine="linux")
+    got = res.flows.set_index("id")
+    for f in plan["tcp"]:
+        assert got.loc[f["id"], "start_s"] == f["start_ns"] / 1e9
+        assert got.loc[f["id"], "delivered_bytes"] > 0
+    assert res.metrics["bottleneck_utilization"] > 0.5

@@ -44,6 +44,7 @@ from pathlib import Path
 
 from tcplab import progress
 from tcplab.errors import UserError
+from tcplab.plan import Plan
 from tcplab.units import parse_duration, parse_rate
 
 __all__ = ["run_linux", "LinuxError", "emulator_binary", "available"]
@@ -151,6 +152,9 @@ def _plan(sc: dict) -> dict:
     if sample_s < 0.001:
         raise LinuxError("trace.interval: the linux engine samples TCP_INFO at most every 1 ms")
 
+    # every flow's start and stop instants (start jitter, joins, leaves) as the
+    # packet engine runs them
+    times = Plan(sc).flows
     extra = None
     tcp, udp = [], []
     sizes, variants, delayed = set(), set(), set()
@@ -183,16 +187,13 @@ def _plan(sc: dict) -> dict:
             sizes.add(size)
             variants.add(g["variant"])
             delayed.add(bool(g.get("delayed_ack", False)))
-            start = parse_duration(g.get("start", 0))
-            stop = parse_duration(g.get("stop", sc["duration"]))
-            jitter = parse_duration(g.get("start_jitter", 0))
             cc = (lx.get("group_cc") or {}).get(label, lx.get("cc", "reno"))
             for _ in range(int(g["count"])):
+                f = times[fid]
                 tcp.append({"id": fid, "group": label, "variant": g["variant"], "cc": cc,
-                            "start_s": start + _jitter(sc, fid, jitter), "stop_s": stop,
+                            "start_ns": f.start_ns, "stop_ns": f.stop_ns, "start_s": f.start_s,
                             "min_rto_s": parse_duration(g["min_rto"]),
-                            "initial_cwnd": int(g["initial_cwnd"]),
-                            "header": int(g.get("header_size", 40)), "size": size})
+                            "initial_cwnd": int(g["initial_cwnd"])})
                 fid += 1
         else:
             for _ in range(int(g["count"])):
@@ -239,15 +240,6 @@ def _plan(sc: dict) -> dict:
             "fwd_extra_s": extra[0], "rev_extra_s": extra[1], "series": series,
             "sample_s": sample_s, "duration_s": duration,
             "warmup_s": parse_duration(sc.get("warmup", 0))}
-
-
-def _jitter(sc: dict, fid: int, jitter_s: float) -> float:
-    if jitter_s <= 0:
-        return 0.0
-    from tcplab.rng import FLOW_START, Rng
-
-    jitter_ns = round(jitter_s * 1e9)
-    return int(Rng.stream(int(sc.get("seed", 1)), FLOW_START, fid).uniform() * jitter_ns) / 1e9
 
 
 def _sysctls(opts: dict) -> dict:
@@ -410,8 +402,9 @@ def run_linux(scenario: dict, *, workdir: str | None = None, keep: bool = False)
                     "warmup_ns": round(plan["warmup_s"] * 1e9), "end_ns": round(d * 1e9),
                     "rt_prio": RT_PRIO - 1, "out": str(wd / "recv.json")}
         send_cfg = {"src": SND_ADDR, "dst": RCV_ADDR, "port": PORT, "port_base": PORT_BASE,
-                    "flows": [{"id": f["id"], "start_ns": round(f["start_s"] * 1e9),
-                               "stop_ns": round(f["stop_s"] * 1e9), "cc": f["cc"]} for f in plan["tcp"]],
+                    # a flow a join schedule never adds opens no connection
+                    "flows": [{"id": f["id"], "start_ns": f["start_ns"], "stop_ns": f["stop_ns"],
+                               "cc": f["cc"]} for f in plan["tcp"] if f["start_ns"] < f["stop_ns"]],
                     "sample_ns": round(plan["sample_s"] * 1e9), "end_ns": round(d * 1e9),
                     "rt_prio": RT_PRIO - 1, "out": str(wd / "send.json")}
         (wd / "recv-config.json").write_text(json.dumps(recv_cfg))

@@ -1,0 +1,145 @@
+"""What a run will do, for the Python side: the one place that reads the
+engine's resolution of a scenario.
+
+The engine resolves a scenario once (defaults, units, start jitter, join and
+leave schedules, outage draws, the reference rate). Every Python consumer —
+the linux engine, metrics, plots, the paper reproductions, `predict scenario`
+— asks this module for those facts instead of working them out again from the
+TOML or the resolved strings. Today it assembles them from the bindings
+``_core.resolve_scenario``, ``_core.flow_times``, ``_core.link_outages`` and
+``_core.reference_bps``; when the engine hands over a typed plan in one call,
+only this module changes.
+
+Bytes of a TCP data packet: ``packet_size`` counts the whole packet on the
+wire, ``header_size`` of it is the TCP/IP header (ns-2's ``packetSize_`` is
+the payload, ``tcpip_base_hdr_size_`` the header), so the payload is
+``packet_size − header_size``; a UDP packet is payload all through. With
+``syn = true`` (ns-2's ``syn_``) packet 0 is the SYN, so the first data
+packet is number 1.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+__all__ = ["Plan", "FlowPlan", "plan", "wire_bytes", "payload_bytes", "first_data_seq", "rates_bps"]
+
+
+def _core():
+    from tcplab.scenario import _core as core
+
+    return core()
+
+
+def wire_bytes(scenario: Mapping, group: str) -> int:
+    """Bytes on the wire of one data packet of flow group `group` (resolved scenario)."""
+    return int(scenario["flows"][group]["packet_size"])
+
+
+def payload_bytes(scenario: Mapping, group: str) -> int:
+    """Payload bytes of one data packet of flow group `group` (resolved scenario):
+    packet_size − header_size for TCP, packet_size for UDP."""
+    g = scenario["flows"][group]
+    size = int(g["packet_size"])
+    return size - int(g["header_size"]) if g["kind"] == "tcp" else size
+
+
+def first_data_seq(scenario: Mapping) -> int:
+    """Sequence number of the first data packet in the TCP traces: 1 when every
+    TCP group opens with a SYN (packet 0), else 0."""
+    tcp = [g for g in scenario["flows"].values() if g["kind"] == "tcp"]
+    return 1 if all(bool(g["syn"]) for g in tcp) else 0
+
+
+def rates_bps(delivered_bytes, delivered_packets, wire_bytes_per_packet, measured_s: float):
+    """(goodput, throughput) in bit/s over the measurement window: goodput counts
+    the payload delivered, throughput the delivered data packets' bytes on the
+    wire — the packet engine's report (`FlowResult`) defines them so."""
+    goodput = np.asarray(delivered_bytes, dtype=float) * 8.0 / measured_s
+    throughput = np.asarray(delivered_packets, dtype=float) * np.asarray(wire_bytes_per_packet, dtype=float) \
+        * 8.0 / measured_s
+    return goodput, throughput
+
+
+@dataclass(frozen=True)
+class FlowPlan:
+    """One flow as the engine runs it."""
+
+    id: int  # flows are numbered in group-key order, then within the group
+    group: str
+    kind: str  # "tcp" | "udp"
+    start_ns: int  # after start jitter and the join schedule (the run's end: never starts)
+    stop_ns: int  # after stop and the leave schedule
+    packet_size: int  # bytes on the wire of a data packet
+    payload: int  # bytes of payload in it
+
+    @property
+    def start_s(self) -> float:
+        return self.start_ns / 1e9
+
+    @property
+    def stop_s(self) -> float:
+        return self.stop_ns / 1e9
+
+    @property
+    def runs(self) -> bool:
+        """Whether the flow is ever active (a flow a join schedule never adds is not)."""
+        return self.start_ns < self.stop_ns
+
+
+class Plan:
+    """A resolved scenario and what the engine derives from it, computed when
+    first asked (a run's metrics need none of the engine calls)."""
+
+    def __init__(self, resolved: Mapping):
+        self.scenario = resolved
+        self._json: str | None = None
+
+    @property
+    def json(self) -> str:
+        if self._json is None:
+            self._json = json.dumps(self.scenario)
+        return self._json
+
+    @cached_property
+    def flows(self) -> tuple[FlowPlan, ...]:
+        """Every flow in id order, with its start and stop instants from the engine."""
+        times = _core().flow_times(self.json)
+        out, fid = [], 0
+        for group in sorted(self.scenario["flows"]):
+            g = self.scenario["flows"][group]
+            for _ in range(int(g["count"])):
+                start, stop = times[fid]
+                out.append(FlowPlan(fid, group, g["kind"], int(start), int(stop),
+                                    wire_bytes(self.scenario, group), payload_bytes(self.scenario, group)))
+                fid += 1
+        if fid != len(times):  # the engine numbers flows the same way
+            raise RuntimeError(f"flow_times gave {len(times)} flows, the scenario has {fid}")
+        return tuple(out)
+
+    @cached_property
+    def reference_bps(self) -> float:
+        """The rate throughput is normalized by (`measure.reference`)."""
+        return float(_core().reference_bps(self.json))
+
+    def link_outages(self, link: int) -> list[tuple[int, int]]:
+        """[(start_ns, end_ns)] of the packet engine's link `link` before the run ends."""
+        return [(int(a), int(b)) for a, b in _core().link_outages(self.json, int(link))]
+
+    @property
+    def first_data_seq(self) -> int:
+        return first_data_seq(self.scenario)
+
+
+def plan(scenario: Mapping, *, resolved: bool = False) -> Plan:
+    """The Plan of `scenario` (a dict; resolved by the engine unless `resolved`)."""
+    if not resolved:
+        from tcplab.scenario import resolve
+
+        scenario = resolve(scenario)
+    return Plan(scenario)
