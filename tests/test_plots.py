@@ -14,6 +14,7 @@ import tcplab
 from tcplab.errors import UserError
 from tcplab.plots import plot
 from tcplab.result import Result
+from tcplab.scenario import resolve
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -26,6 +27,7 @@ def synthetic(engine="packet"):
                        "sink_access": {"rate": "10Mbps", "delay": "5ms", "buffer": 100}},
           "flows": {"udp": {"kind": "udp", "rate": "0.5Mbps", "count": 1, "start": "0s", "stop": "4s"},
                     "tcp": {"kind": "tcp", "count": 2, "packet_size": 1000, "header_size": 40, "syn": True}}}
+    sc = resolve(sc)  # a Result holds the resolved scenario
     flows = pd.DataFrame({"id": [0, 1, 2], "group": ["udp", "tcp", "tcp"], "kind": ["udp", "tcp", "tcp"],
                           "start_s": [0.0, 0.0, 0.0], "stop_s": [4.0, 4.0, 4.0],
                           "goodput_bps": [5e5, 1e5, 1e5], "throughput_bps": [5e5, 1e5, 1e5]})

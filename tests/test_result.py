@@ -110,7 +110,8 @@ def test_records_with_gaps_make_the_frame_pandas_makes():
          "delivered_bytes": 19200, "sent_packets": 25, "retransmissions": 5},
     ]
     links = [{"name": "bottleneck", "direction": "forward", "drops": 3, "departures": 30, "utilization": 0.5}]
-    sc = {"flows": {"bg": {"packet_size": 1000}, "tcp": {}}}
+    # the part of a resolved scenario the rates read: every group's packet_size
+    sc = {"flows": {"bg": {"kind": "udp", "packet_size": 1000}, "tcp": {"kind": "tcp", "packet_size": 1000}}}
     raw = {"engine": "x", "engine_version": 1, "scenario": sc, "measured_s": 2.0, "reference_bps": 1000.0,
            "flows": copy.deepcopy(flows), "links": links}
     res = Result.from_raw(raw)

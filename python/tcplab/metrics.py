@@ -513,6 +513,7 @@ def summarize(res, interval_s: float = 1.0, rtt_factor: float = 1.0, bin_s: floa
       CBR-over-TCP flows (the ``playback`` table, recorded whenever there are such flows).
     RTT is the scenario's round-trip propagation delay (`traces.base_rtt_s`).
     """
+    from tcplab.plan import first_data_seq
     from tcplab.traces import base_rtt_s, canonical, payload_bytes
     from tcplab.units import parse_duration
 
@@ -535,8 +536,7 @@ def summarize(res, interval_s: float = 1.0, rtt_factor: float = 1.0, bin_s: floa
     if tcp is not None and not tcp.empty:
         tcp = tcp[tcp["flow"].isin(tcp_ids)]
     if tcp is not None and "ack" in tcp and n:
-        syn = {g: bool(d.get("syn", True)) for g, d in sc["flows"].items()}
-        first = 1 if all(syn.values()) else 0
+        first = first_data_seq(sc)
         pay = payload_bytes(flows, sc).loc[tcp_ids]
         al = allotted_goodput(tcp, pay, interval_s, start, end, flows, first)
         asg = allotted_system_goodput(al)

@@ -206,12 +206,13 @@ def _seq(res, tr, sel, lo, hi, **_):
 
 def _rate(res, tr, sel, lo, hi, interval_s=1.0, **_):
     from tcplab import metrics
+    from tcplab.plan import first_data_seq
     from tcplab.traces import payload_bytes
     from tcplab.units import parse_duration, parse_rate
 
     tcp = _need(tr, "tcp", "ack", "--trace seq")
     sc = res.scenario
-    first = 1 if all(g.get("syn", True) for g in sc["flows"].values() if g["kind"] == "tcp") else 0
+    first = first_data_seq(sc)
     pay = payload_bytes(res.flows, sc).loc[sel["id"].tolist()]
     al = metrics.allotted_goodput(tcp, pay, interval_s, lo, hi, res.flows, first)
     if al.empty:

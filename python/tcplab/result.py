@@ -277,11 +277,13 @@ def _fmt(v) -> str:
 
 
 def _fill_rates(flows: dict, sc: dict, measured_s: float) -> None:
-    """Goodput (payload) and throughput (on the wire) from delivered counts,
-    where an engine reports only the counts (`flows`: a dict of columns)."""
-    size = np.array([sc["flows"][g].get("packet_size", 1000) for g in flows["group"]], dtype=float)
-    goodput = np.asarray(flows["delivered_bytes"], dtype=float) * 8.0 / measured_s
-    throughput = np.asarray(flows["delivered_packets"], dtype=float) * size * 8.0 / measured_s
+    """Goodput (payload) and throughput (on the wire) from delivered counts
+    (`tcplab.plan.rates_bps`), where an engine reports only the counts
+    (`flows`: a dict of columns)."""
+    from tcplab.plan import rates_bps, wire_bytes
+
+    size = [wire_bytes(sc, g) for g in flows["group"]]
+    goodput, throughput = rates_bps(flows["delivered_bytes"], flows["delivered_packets"], size, measured_s)
     for col, value in (("goodput_bps", goodput), ("throughput_bps", throughput)):
         if col in flows:
             given = np.asarray(flows[col])

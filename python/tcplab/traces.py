@@ -128,12 +128,12 @@ def _by_time(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def payload_bytes(flows: pd.DataFrame, scenario: dict) -> pd.Series:
-    """Payload bytes per data packet of each flow (index = flow id):
-    packet_size − header_size for TCP (ns-2's packetSize_), packet_size for UDP."""
+    """Payload bytes per data packet of each flow (index = flow id), as
+    `tcplab.plan.payload_bytes` defines them for the flow's group."""
+    from tcplab import plan
+
     def one(group: str) -> float:
-        g = scenario["flows"][group]
-        size = float(g.get("packet_size", 1000))
-        return size - float(g.get("header_size", 40)) if g["kind"] == "tcp" else size
+        return float(plan.payload_bytes(scenario, group))
     return pd.Series(flows["group"].map(one).to_numpy(dtype=float), index=flows["id"].to_numpy())
 
 

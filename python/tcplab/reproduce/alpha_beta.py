@@ -164,12 +164,13 @@ def _tcp_group(p, count: int, start: str = "0s", stop: str | None = None, jitter
 def _allotted(run, start: float, end: float) -> pd.DataFrame:
     """Per-second goodput (bit/s) of every TCP flow, NaN outside its (start, stop]."""
     from tcplab.metrics import allotted_goodput
+    from tcplab.plan import first_data_seq
     from tcplab.traces import payload_bytes
 
     tcp = run.traces["tcp"]
     ids = run.flows.loc[run.flows["kind"] == "tcp", "id"].tolist()
     pay = payload_bytes(run.flows, run.scenario).loc[ids]
-    first = 1 if all(bool(g.get("syn", True)) for g in run.scenario["flows"].values()) else 0
+    first = first_data_seq(run.scenario)
     return allotted_goodput(tcp[tcp["flow"].isin(ids)], pay, 1.0, start, end, run.flows, first)
 
 
