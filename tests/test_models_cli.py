@@ -172,3 +172,33 @@ def test_bad_scenarios_are_user_errors(tmp_path, capsys, text, message):
 def test_missing_scenario_file(capsys):
     code, _, err = run(capsys, "scenario", "/nonexistent/x.toml")
     assert code == 2 and "no such scenario file" in err
+
+
+@pytest.mark.parametrize("change, path", [
+    (('variant = "tahoe"', 'variant = "tahoe"\nbogus_key = 1'), "bogus_key"),
+    (("buffer = 20", "buffer = 20\nqueue_size = 5"), "queue_size"),
+])
+def test_unknown_keys_are_refused_exactly_as_run_refuses_them(tmp_path, capsys, change, path):
+    p = tmp_path / "typo.toml"
+    p.write_text(SCENARIO_D.replace(*change, 1))
+    code, _, err = run(capsys, "scenario", str(p))
+    run_code = main(["run", str(p)])
+    _, run_err = capsys.readouterr()
+    assert code == run_code == 2
+    assert path in err and err == run_err
+
+
+def test_defaults_come_from_the_engine_profile(tmp_path, capsys):
+    # no alpha/beta/packet_size given: the values the engine resolves (ns-2 2.35's
+    # TCP(1, 1/2), 1000-byte packets), not defaults restated in Python
+    path = tmp_path / "c.toml"
+    path.write_text(SCENARIO_D.replace('variant = "tahoe"', 'variant = "reno"\ncount = 2')
+                    .replace("packet_size = 512\n", ""))
+    _, out, _ = run(capsys, "scenario", str(path), "--json")
+    rows = {(r["model"], r["group"]): r for r in json.loads(out)["predictions"]}
+    from tcplab.scenario import load_scenario
+
+    g = load_scenario(path)["flows"]["tcp"]
+    assert rows[("aimd-one", None)]["inputs"]["beta"] == g["beta"]
+    assert rows[("gaimd-epoch", "tcp")]["inputs"]["alpha"] == g["alpha"]
+    assert rows[("gaimd-window", "tcp")]["inputs"]["rate"] == pytest.approx(1.5e6 / (8 * g["packet_size"]))

@@ -317,9 +317,9 @@ def _print_result(model: Model, result: dict) -> None:
 
 
 def _run_scenario(path: str, as_json: bool) -> int:
-    from tcplab.scenario import read_toml
+    from tcplab.scenario import load_scenario
 
-    scn = read_toml(path)
+    scn = load_scenario(path)  # the engine's schema: unknown keys and bad values as for `run`
     try:
         predictions = predict_scenario(scn)
     except (ScenarioValueError, ValueError) as exc:

@@ -1,60 +1,29 @@
-"""Apply the closed-form models to a scenario (a dict loaded from TOML).
+"""Apply the closed-form models to a scenario.
 
 For every model in the registry, :func:`predict_scenario` either derives the
 model's inputs from the scenario and evaluates it, or says why the model does
-not apply. It reads only what the models need, with the scenario schema's
-defaults (`crates/engine/src/scenario.rs`, which follow ns-2 2.35): TCP
-`variant` reno, `alpha` 1, `beta` 0.5, `count` 1, `packet_size` 1000 bytes on
-the wire, acks for every packet.
+not apply. The scenario is the engine's resolution of it (`tcplab.scenario.resolve`:
+the schema's keys, checked as `tcplab run` checks them, with every default
+filled in by the engine), so no default is restated here.
 
-Derived quantities: the bottleneck rate μ in packets/s (rate / 8·packet_size),
-the round-trip propagation delay τ = 2·(access + bottleneck + sink access
-delay), the bandwidth-delay product μτ in packets, and B = `buffer` (packets
-that can wait: paper D's B).
+Derived quantities: the bottleneck rate μ in packets/s (rate / 8·packet_size,
+packet_size on the wire), the round-trip propagation delay
+τ = 2·(access + bottleneck + sink access delay), the bandwidth-delay product μτ
+in packets, and B = `buffer` (packets that can wait: paper D's B).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from tcplab import units
-from tcplab.errors import UserError
 from tcplab.models import aimd, gaimd, slowstart
 from tcplab.models.registry import MODELS
-
-DEFAULT_PACKET_SIZE = 1000  # bytes on the wire (scenario.rs default_packet_size)
 
 
 class ScenarioValueError(ValueError):
     """A scenario value the models cannot read; the message names the key path."""
-
-
-def _with_unit(path: str, parse, value) -> float:
-    try:
-        return parse(value, path)
-    except UserError as exc:
-        raise ScenarioValueError(str(exc)) from None
-
-
-def parse_rate_bps(path: str, value) -> float:
-    """A rate such as "1.5Mbps" or a number of bit/s, in bit/s."""
-    return _with_unit(path, units.parse_rate, value)
-
-
-def parse_seconds(path: str, value) -> float:
-    """A duration such as "5ms" or a number of seconds, in seconds."""
-    return _with_unit(path, units.parse_duration, value)
-
-
-def _get(d: dict, path: str, default=...):
-    node = d
-    for key in path.split("."):
-        if not isinstance(node, dict) or key not in node:
-            if default is ...:
-                raise ScenarioValueError(f"{path}: missing")
-            return default
-        node = node[key]
-    return node
 
 
 @dataclass
@@ -66,7 +35,7 @@ class TcpGroup:
     beta: float
     packet_size: int
     delayed_ack: bool
-    window: int | None
+    window: int  # the advertised window, packets
     rtt_prop_s: float  # round-trip propagation delay
 
 
@@ -89,55 +58,36 @@ class Path:
         return self.rate_bps / (8 * group.packet_size)
 
 
-def read_path(scn: dict) -> Path:
-    """The model-relevant part of a scenario dict; ScenarioValueError names bad keys."""
-    if not isinstance(scn, dict):
-        raise ScenarioValueError("scenario: expected a table")
-    rate = parse_rate_bps("topology.bottleneck.rate", _get(scn, "topology.bottleneck.rate"))
+def read_path(scn: Mapping) -> Path:
+    """The model-relevant part of a *resolved* scenario (`tcplab.scenario.resolve`)."""
+    topo = scn["topology"]
+    bn = topo["bottleneck"]
+    rate = units.parse_rate(bn["rate"], "topology.bottleneck.rate")
     if rate <= 0:
         raise ScenarioValueError("topology.bottleneck.rate: must be positive")
-    buffer = _get(scn, "topology.bottleneck.buffer")
-    if isinstance(buffer, bool) or not isinstance(buffer, int) or buffer < 0:
-        raise ScenarioValueError(f"topology.bottleneck.buffer: expected a whole number of packets, got {buffer!r}")
-    d_bn = parse_seconds("topology.bottleneck.delay", _get(scn, "topology.bottleneck.delay"))
-    topo = scn["topology"]
-    flows = _get(scn, "flows")
-    if not isinstance(flows, dict) or not flows:
-        raise ScenarioValueError('flows: expected at least one group, e.g. [flows.tcp] kind = "tcp"')
-    path = Path(rate_bps=rate, buffer=buffer)
-    for name, g in flows.items():
+    d_bn = units.parse_duration(bn["delay"], "topology.bottleneck.delay")
+    path = Path(rate_bps=rate, buffer=int(bn["buffer"]))
+    for name, g in scn["flows"].items():
         p = f"flows.{name}"
-        if not isinstance(g, dict):
-            raise ScenarioValueError(f"{p}: expected a table")
-        kind = g.get("kind")
         links = {}
         for which in ("access", "sink_access"):
-            base = topo.get(which, {}) if isinstance(topo.get(which, {}), dict) else {}
-            over = g.get(which) or {}
-            delay = over.get("delay", base.get("delay", 0))
-            links[which] = parse_seconds(f"{p}.{which}.delay", delay)
+            link = {**topo[which], **(g.get(which) or {})}
+            links[which] = units.parse_duration(link["delay"], f"{p}.{which}.delay")
             if which == "access":
-                path.access_rate_bps.append(
-                    parse_rate_bps(f"{p}.access.rate", over.get("rate", base.get("rate", rate)))
-                )
-        if kind == "udp":
+                path.access_rate_bps.append(units.parse_rate(link["rate"], f"{p}.access.rate"))
+        if g["kind"] == "udp":
             path.udp_groups.append(name)
             continue
-        if kind != "tcp":
-            raise ScenarioValueError(f'{p}.kind: expected "tcp" or "udp", got {kind!r}')
-        count = g.get("count", 1)
-        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-            raise ScenarioValueError(f"{p}.count: expected a whole number >= 1, got {count!r}")
         path.tcp.append(
             TcpGroup(
                 name=name,
-                count=count,
-                variant=str(g.get("variant", "reno")).lower(),
-                alpha=float(g.get("alpha", 1.0)),
-                beta=float(g.get("beta", 0.5)),
-                packet_size=int(g.get("packet_size", DEFAULT_PACKET_SIZE)),
-                delayed_ack=bool(g.get("delayed_ack", False)),
-                window=g.get("window"),
+                count=int(g["count"]),
+                variant=str(g["variant"]),
+                alpha=float(g["alpha"]),
+                beta=float(g["beta"]),
+                packet_size=int(g["packet_size"]),
+                delayed_ack=bool(g["delayed_ack"]),
+                window=int(g["window"]),
                 rtt_prop_s=2 * (links["access"] + d_bn + links["sink_access"]),
             )
         )
@@ -251,7 +201,7 @@ def _predict_slowstart(path: Path) -> list[Prediction]:
         return [Prediction(m, False, why) for m in names]
     g = path.tcp[0]
     mu, tau = path.mu(g), g.rtt_prop_s
-    if g.window is not None and g.window < slowstart.max_window(path.buffer, mu, tau):
+    if g.window < slowstart.max_window(path.buffer, mu, tau):
         why = f"advertised window {g.window} < W_max; paper D's flow is not receiver-limited"
         return [Prediction(m, False, why) for m in names]
     inputs = {"buffer": path.buffer, "mu": mu, "tau": tau}
@@ -279,9 +229,13 @@ _NOT_FROM_A_SCENARIO = {
 }
 
 
-def predict_scenario(scn: dict) -> list[Prediction]:
-    """Every registry model, applied to the scenario or with the reason it does not apply."""
-    path = read_path(scn)
+def predict_scenario(scn: Mapping) -> list[Prediction]:
+    """Every registry model, applied to the scenario or with the reason it does not apply.
+    `scn` is resolved first (resolving a resolved scenario changes nothing); a key the
+    engine's schema does not know is a UserError naming it, as for `tcplab run`."""
+    from tcplab.scenario import resolve
+
+    path = read_path(resolve(scn))
     found = _predict_aimd(path) + _predict_alpha(path) + _predict_window_epoch(path) + _predict_slowstart(path)
     done = {p.model for p in found}
     for name, why in _NOT_FROM_A_SCENARIO.items():
