@@ -12,12 +12,8 @@ series as the paper) and returns the verdict with the measured numbers.
 
 Verdicts are ``reproduced``, ``partly`` or ``not-reproduced``; ``not-run`` ("not run
 on this engine") when the chosen engine cannot run a claim's scenario (ns-2 has no
-threshold dropper), with the reason, and the other claims go on. A claim whose
-mechanism the engine does not have yet (RED, the threshold-dropper) declares
-``requires``; while the schema rejects it, the claim is reported as
-``not-reproduced`` with the reason, and it fills in by itself once the engine
-accepts it. A paper slots in by adding a module and one line to
-:data:`PAPERS`.
+threshold dropper), with the reason, and the other claims go on. A paper slots in
+by adding a module and one line to :data:`PAPERS`.
 
 `out/<paper>/claims.json` (a list of ``{id, verdict, measured, paper, note}``
 plus ``title``, ``criterion``, ``values``, ``figures``) is the interface
@@ -82,7 +78,6 @@ class Claim:
     criterion: str  # how the verdict is decided, with its tolerance
     check: Callable[["Context"], Outcome]
     figure: str = ""  # which figure(s) of the paper
-    requires: tuple[str, ...] = ()  # engine features, see FEATURES
     #: engines the check runs on; with --engine linux only claims that list it run
     #: (real-time runs), the others keep their verdicts from earlier runs
     engines: tuple[str, ...] = ("packet", "ns2")
@@ -118,33 +113,6 @@ class Verdict:
         return {"id": self.id, "verdict": self.verdict, "measured": self.measured, "paper": self.paper,
                 "note": self.note, "title": self.title, "criterion": self.criterion, "figure": self.figure,
                 "values": self.values, "figures": self.figures, "wall_s": round(self.wall_s, 2)}
-
-
-# --- engine features some claims need -----------------------------------------------------
-
-#: feature → a scenario fragment the engine must accept (see `feature_missing`)
-FEATURES = {
-    "red": {"topology": {"bottleneck": {"queue": "red", "red": {"preset": "paper-c"}}}},
-    "threshold-dropper": {"topology": {"bottleneck": {"queue": "threshold",
-                                                      "threshold": {"threshold": 3, "immunity": "120ms"}}}},
-}
-
-
-def feature_missing(feature: str) -> str | None:
-    """None if the engine's schema accepts `feature`, else the reason it does not."""
-    from tcplab.scenario import apply_overrides, resolve
-
-    base = {"duration": "1s", "topology": {"bottleneck": {"rate": "1Mbps", "delay": "1ms", "buffer": 10},
-                                           "access": {"rate": "10Mbps", "delay": "1ms", "buffer": 100},
-                                           "sink_access": {"rate": "10Mbps", "delay": "1ms", "buffer": 100}},
-            "flows": {"tcp": {"kind": "tcp"}}}
-    frag = FEATURES[feature]["topology"]["bottleneck"]
-    sc = apply_overrides(base, [(f"topology.bottleneck.{k}", v) for k, v in frag.items()])
-    try:
-        resolve(sc)
-    except UserError as exc:
-        return str(exc)
-    return None
 
 
 # --- the context a check runs in --------------------------------------------------------------
@@ -443,17 +411,10 @@ def _check_engine_runs(engine: str, resolved: dict) -> None:
 
 def run_claim(claim: Claim, ctx: Context) -> Verdict:
     t0 = time.perf_counter()
-    missing = [(f, why) for f in claim.requires if (why := feature_missing(f))]
-    if missing:
-        names = ", ".join(f for f, _ in missing)
-        out = Outcome("not-reproduced", "not run",
-                      f"needs {names} in the packet engine (issue 5); the schema rejects it today "
-                      f"({missing[0][1]}). The run is declared in the claim and fills in once the engine has it.")
-    else:
-        try:
-            out = claim.check(ctx)
-        except EngineCannotRun as exc:
-            out = Outcome("not-run", NOT_RUN, f"engine {ctx.engine}: {exc}")
+    try:
+        out = claim.check(ctx)
+    except EngineCannotRun as exc:
+        out = Outcome("not-run", NOT_RUN, f"engine {ctx.engine}: {exc}")
     root = ctx.root / "data"
     if out.data:
         from tcplab.provenance import metadata, write_parquet

@@ -30,7 +30,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from tcplab.errors import UserError
 from tcplab.models import gaimd
 from tcplab.reproduce import Claim, Context, Outcome, Paper
 
@@ -44,7 +43,6 @@ ACK = 40
 PROP_RTT = 0.07  # 2 × (5 + 25 + 5) ms
 BUFFER = 49  # waiting slots = ns-2 queue-limit 50 (its default)
 MIN_RTO = 0.2  # ns-2 minrto_
-NEEDS_FEATURE = "needs outages / CBR-over-TCP (issue #5)"
 
 
 def label(p) -> str:
@@ -172,31 +170,6 @@ def _allotted(run, start: float, end: float) -> pd.DataFrame:
     pay = payload_bytes(run.flows, run.scenario).loc[ids]
     first = first_data_seq(run.scenario)
     return allotted_goodput(tcp[tcp["flow"].isin(ids)], pay, 1.0, start, end, run.flows, first)
-
-
-def _unknown_key(exc: Exception) -> bool:
-    s = str(exc)
-    return "unknown field" in s or "unknown variant" in s or "unknown key" in s
-
-
-def _guarded(ctx: Context, scenario: dict, trace, interval: str | None = None):
-    """ctx.run, but None when the engine rejects the scenario (the keys B4 and B7 need
-    are being added in parallel, issue 5); the reason is kept in ctx.memo["rejected"]."""
-    from tcplab.scenario import apply_overrides
-
-    ov = [(["trace", "interval"], interval)] if interval else []
-    try:
-        return ctx.run(apply_overrides(scenario, ov), trace=trace)
-    except UserError as exc:
-        ctx.memo["rejected"] = str(exc) if _unknown_key(exc) else f"the scenario is refused: {exc}"
-        return None
-
-
-def _not_yet(ctx: Context, what: str) -> Outcome:
-    why = ctx.memo.get("rejected", "")
-    return Outcome("not-reproduced", "not run",
-                   f"{NEEDS_FEATURE}: {what}. The engine's schema rejects it today ({why}). The run and its "
-                   "analysis are written in full (`alpha_beta.py`) and fill in once the engine accepts the keys.")
 
 
 # --- B1: eq. 3, eq. 4, eq. 5 ------------------------------------------------------------------
@@ -634,11 +607,7 @@ def check_b4(ctx: Context) -> Outcome:
     for p in PROTOCOLS:
         sc = _scenario(rate, {"tcp": _tcp_group(p, 1, jitter="0s")}, f"{dur:g}s", warmup="5s")
         sc["topology"]["sink_access"] = dict(sc["topology"]["sink_access"], outages=dict(outages))
-        r = _guarded(ctx, sc, ("cwnd", "drops"))
-        if r is None:
-            return _not_yet(ctx, "handoff outages on the wireless (sink) link every 5 s, Exp(1 s) long, "
-                                 "`topology.sink_access.outages = " + str(outages).replace("'", '"') + "`")
-        runs[p] = r
+        runs[p] = ctx.run(sc, trace=("cwnd", "drops"))
     plt = _plt()
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 4))
     tau_edges = np.arange(0, 4.0 + 1e-9, 0.25)
@@ -1018,6 +987,7 @@ def _app_success(run):
 
 def check_b7(ctx: Context) -> Outcome:
     from tcplab.metrics import success_percentage
+    from tcplab.scenario import apply_overrides
 
     n = ctx.pick(10, 100, 100)
     pers = ctx.pick([0.0, 0.2], [0.0, 0.05, 0.1, 0.2, 0.3, 0.4], [round(0.05 * i, 2) for i in range(9)])
@@ -1031,10 +1001,8 @@ def check_b7(ctx: Context) -> Outcome:
             sc = _scenario(rate, {"tcp": _tcp_group(p, n, app=dict(app))}, f"{dur:g}s", warmup="10s")
             sc["topology"]["sink_access"] = dict(sc["topology"]["sink_access"],
                                                  errors={"model": "bernoulli", "per": per})
-            r = _guarded(ctx, sc, ("cwnd",), interval="0.1s")
-            if r is None:
-                return _not_yet(ctx, "a 1 Mb/s CBR application over each TCP(α,β) flow with a playback reader "
-                                     "(125 KB each second), `flows.<g>.app = " + str(app).replace("'", '"') + "`")
+            sc = apply_overrides(sc, [("trace.interval", "0.1s")])
+            r = ctx.run(sc, trace=("cwnd",))
             al = _allotted(r, 10.0, dur)
             rows.append({"protocol": label(p), "alpha": p[0], "beta": p[1], "PER": per,
                          "success_reads": _app_success(r),

@@ -806,7 +806,7 @@ PAPER = Paper(
         Claim("C7", "RED: close to Theorem 1",
               "RED (thresholds 0.6/0.8 of the buffer, max p 0.1, q weight 0.001, wait on): close to C1.",
               "Median |relative error| against Theorem 1 over N ≥ 2 and the buffers within 3% (partly: 6%).",
-              check_c7, "Fig. 10", requires=("red",)),
+              check_c7, "Fig. 10"),
         Claim("C8", "Threshold-dropper: close to Theorem 1, no synchronization",
               "Threshold-dropper (huge buffer, threshold Th, first arrival above Th dropped, its connection then "
               "immune for τ), rate-independent and largest-rate, Th = 2, 3, b = 30, 100: close to C1, no "
@@ -814,12 +814,12 @@ PAPER = Paper(
               "Within 3% of Theorem 1 for N ≤ 6 and never more than 3% below it, for both policies and every "
               "(Th, b); the two policies within 3% of each other; window-drop correlation (N = 10) below 0.2 "
               "(partly: 6%). For larger N the paper itself finds throughput ≈ capacity.",
-              check_c8, "Figs. 11, 12", requires=("threshold-dropper",)),
+              check_c8, "Figs. 11, 12"),
         Claim("C9", "P(z = 1 | w) rises with w",
               "Empirical P(z = 1 | w) with time bins: rises with w under DropTail and RED.",
               "Pearson correlation of P(z=1|w) with w above 0.5 for every buffer, under DropTail and under RED "
               "(partly: one of the two).",
-              check_c9, "Figs. 13, 14", requires=("red",)),
+              check_c9, "Figs. 13, 14"),
         Claim("C10", "Congestion events: connections hit per event",
               "Loss events clumped into congestion events by a time threshold; distribution of the number of "
               "connections hit per event (on Internet paths a small fraction of N).",
