@@ -351,6 +351,15 @@ def _write_trace(df: pd.DataFrame, path: Path, meta: dict | None = None) -> None
                                                                              if f.name not in floats])
 
 
+def scenario_of(path: str) -> dict:
+    """The engine-resolved scenario of a scenario file (relative to the repository
+    root): where a paper module reads its setup's constants (rates, delays, buffers,
+    packet sizes), so that they are stated once, in the TOML."""
+    from tcplab.scenario import load_scenario
+
+    return load_scenario(_repo_path(path))
+
+
 def _repo_path(p: str) -> Path:
     """Scenario paths in the paper modules (`scenarios/x.toml`) name packaged files
     (never a same-named file in the directory tcplab runs in)."""

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from tcplab.metrics import loss_events
-from tcplab.reproduce import Claim, Context, Outcome, Paper
+from tcplab.reproduce import Claim, Context, Outcome, Paper, scenario_of
 
 SCENARIO = "scenarios/a-sine-background.toml"
 TWO_SINES = "scenarios/a-two-sines.toml"
@@ -39,7 +39,7 @@ VARIANT = "flows.tcp.variant"
 BAND = (0.2, 1.0)  # Hz: "an interval around 0.4 1/sec" (Sec. III)
 DIP_LEVEL = 0.85  # below it a frequency is in the dip
 EPISODE_GAP = 0.5  # s: drops closer than this are one loss episode (A3)
-BUFFER = 40
+BUFFER = int(scenario_of(SCENARIO)["topology"]["bottleneck"]["buffer"])  # packets
 
 
 def _plt():

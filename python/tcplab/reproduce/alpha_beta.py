@@ -31,18 +31,23 @@ import numpy as np
 import pandas as pd
 
 from tcplab.models import gaimd
-from tcplab.reproduce import Claim, Context, Outcome, Paper
+from tcplab.plan import payload_bytes, wire_bytes
+from tcplab.reproduce import Claim, Context, Outcome, Paper, scenario_of
+from tcplab.traces import base_rtt_s
+from tcplab.units import parse_duration
 
 SCENARIO = "scenarios/b-dumbbell.toml"
 #: (α, β): smooth … responsive; TCP(1, 0.5) is standard TCP
 PROTOCOLS = ((0.31, 0.875), (0.583, 0.75), (1.0, 0.5), (1.25, 0.25))
 SMOOTH, STANDARD, RESPONSIVE = PROTOCOLS[0], PROTOCOLS[2], PROTOCOLS[3]
-PACKET = 1000  # bytes on the wire
-PAYLOAD = 960  # tcplab counts packet_size on the wire: 1000 = 960 payload + 40 header (docs/ns2.md)
-ACK = 40
-PROP_RTT = 0.07  # 2 × (5 + 25 + 5) ms
-BUFFER = 49  # waiting slots = ns-2 queue-limit 50 (its default)
-MIN_RTO = 0.2  # ns-2 minrto_
+# the setup's constants, as b-dumbbell.toml states them (resolved by the engine)
+_SETUP = scenario_of(SCENARIO)
+PACKET = wire_bytes(_SETUP, "tcp")  # bytes on the wire
+PAYLOAD = payload_bytes(_SETUP, "tcp")  # packet_size − header_size
+ACK = 40  # bytes: the engine's (and ns-2's) ack, a bare TCP/IP header; not a scenario key
+PROP_RTT = base_rtt_s(_SETUP)  # 2 × (access + bottleneck + sink access delay)
+BUFFER = int(_SETUP["topology"]["bottleneck"]["buffer"])  # waiting slots = ns-2 queue-limit 50 (its default)
+MIN_RTO = parse_duration(_SETUP["flows"]["tcp"]["min_rto"])  # ns-2 minrto_
 
 
 def label(p) -> str:

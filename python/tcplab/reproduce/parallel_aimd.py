@@ -18,11 +18,12 @@ import pandas as pd
 from tcplab.errors import UserError
 from tcplab.models import aimd
 from tcplab.plots import sum_of_windows, window
-from tcplab.reproduce import Claim, Context, Outcome, Paper
+from tcplab.reproduce import Claim, Context, Outcome, Paper, scenario_of
+from tcplab.traces import base_rtt_s
 
 SCENARIO = "scenarios/c-parallel-sack.toml"
 ONE_POLICIES = ("rate-proportional", "largest-rate", "rate-independent", "beatdown")
-RTT = 0.12
+RTT = base_rtt_s(scenario_of(SCENARIO))  # round-trip propagation delay, s
 
 
 def _plt():

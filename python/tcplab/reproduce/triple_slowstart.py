@@ -21,11 +21,15 @@ import pandas as pd
 
 from tcplab.metrics import tahoe_cycles
 from tcplab.models import slowstart as ss
-from tcplab.reproduce import Claim, Context, Outcome, Paper
+from tcplab.plan import wire_bytes
+from tcplab.reproduce import Claim, Context, Outcome, Paper, scenario_of
+from tcplab.traces import base_rtt_s
+from tcplab.units import parse_rate
 
 SCENARIO = "scenarios/d-tahoe-satellite.toml"
-MU = 1.5e6 / (512 * 8)  # packets/s
-TAU = 0.56  # s, round-trip propagation
+_SETUP = scenario_of(SCENARIO)
+MU = parse_rate(_SETUP["topology"]["bottleneck"]["rate"]) / (wire_bytes(_SETUP, "tahoe") * 8)  # packets/s
+TAU = base_rtt_s(_SETUP)  # s, round-trip propagation
 RTT = TAU + 1 / MU  # paper D, Sec. 7: propagation plus one service time
 EXAMPLES = (19, 20, 22)  # Figs. 3–5
 
