@@ -294,12 +294,12 @@ def _fill_rates(flows: dict, sc: dict, measured_s: float) -> None:
 
 
 def _reference_bps(sc: dict) -> float:
-    """The normalizing rate, computed by the engine's schema (one definition for
-    every engine: "capacity", "free" = capacity minus the mean UDP rate of any
-    shape, or an explicit rate)."""
-    from tcplab.scenario import _core
+    """The normalizing rate, computed by the engine (`tcplab.plan.Plan.reference_bps`:
+    "capacity", "free" = capacity minus the mean UDP rate of any shape, or an
+    explicit rate)."""
+    from tcplab.plan import Plan
 
-    return float(_core().reference_bps(json.dumps(sc)))
+    return Plan(sc).reference_bps
 
 
 def _records(df: pd.DataFrame) -> list[dict]:

@@ -548,7 +548,7 @@ def _result(sc: dict, plan: dict, emu: dict, recv: dict, send: dict) -> dict:
         "engine_version": f"Linux {_kernel_version()} + tcplab-emu {_core().ENGINE_VERSION}",
         "scenario": sc,
         "measured_s": measured,
-        "reference_bps": _core().reference_bps(json.dumps(sc)),
+        "reference_bps": Plan(sc).reference_bps,
         "flows": flows,
         "links": emu["links"],
         "traces": traces,

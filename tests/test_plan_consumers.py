@@ -1,0 +1,56 @@
+"""tcplab.plan: what Python reads of the engine's resolution of a scenario."""
+
+from __future__ import annotations
+
+import pytest
+
+from tcplab import plan
+from tcplab.scenario import load_scenario
+
+
+def scenario(**flows) -> dict:
+    return {"name": "p", "seed": 3, "duration": "20s",
+            "topology": {"bottleneck": {"rate": "1Mbps", "delay": "10ms", "buffer": 20},
+                         "access": {"rate": "10Mbps", "delay": "1ms", "buffer": 100},
+                         "sink_access": {"rate": "10Mbps", "delay": "1ms", "buffer": 100,
+                                         "outages": {"start": "5s", "every": "5s", "duration": "1s"}}},
+            "flows": flows}
+
+
+def test_payload_and_wire_bytes_of_tcp_and_udp():
+    sc = load_scenario(scenario(b={"kind": "udp", "rate": "0.1Mbps", "packet_size": 500},
+                                a={"kind": "tcp", "packet_size": 1500, "header_size": 52}))
+    assert plan.wire_bytes(sc, "a") == 1500 and plan.payload_bytes(sc, "a") == 1448
+    assert plan.wire_bytes(sc, "b") == plan.payload_bytes(sc, "b") == 500
+    assert plan.first_data_seq(sc) == 1  # the engine's default opens with a SYN
+    sc = load_scenario(scenario(a={"kind": "tcp", "syn": False}, c={"kind": "tcp"}))
+    assert plan.first_data_seq(sc) == 0  # one group without a SYN: traces count from 0
+
+
+def test_flows_in_engine_order_with_their_instants():
+    p = plan.plan(scenario(z={"kind": "udp", "rate": "0.1Mbps", "start": "2s"},
+                           a={"kind": "tcp", "count": 2, "stop": "15s"}))
+    assert [(f.id, f.group, f.kind) for f in p.flows] == [(0, "a", "tcp"), (1, "a", "tcp"), (2, "z", "udp")]
+    assert [(f.start_s, f.stop_s) for f in p.flows] == [(0.0, 15.0), (0.0, 15.0), (2.0, 20.0)]
+    assert all(f.runs for f in p.flows)
+    assert p.reference_bps == 1e6
+
+
+def test_outages_of_a_link():
+    p = plan.plan(scenario(a={"kind": "tcp"}))
+    # links: 0/1 forward/reverse bottleneck, then per flow access and sink access
+    found = [p.link_outages(i) for i in range(6)]
+    fixed = [(k * 5_000_000_000, k * 5_000_000_000 + 1_000_000_000) for k in (1, 2, 3)]
+    assert fixed in found
+
+
+def test_rates_are_the_engines_report():
+    g, t = plan.rates_bps([1200], [2], [1000], 2.0)
+    assert g.tolist() == [4800.0] and t.tolist() == [8000.0]
+
+
+def test_a_bad_scenario_is_a_user_error():
+    from tcplab.errors import UserError
+
+    with pytest.raises(UserError, match="flows.a.bogus"):
+        plan.plan(scenario(a={"kind": "tcp", "bogus": 1}))
