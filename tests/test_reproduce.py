@@ -388,7 +388,9 @@ def test_dip_edges_of_a_characteristic():
 
 
 def test_index_has_a_thumbnail_per_claim_the_build_and_full_citations(tiny_d3):
-    from tcplab.citations import PAPERS as REFS
+    from tcplab.citations import CITATIONS
+
+    REFS = {c.letter: c for c in CITATIONS.values()}
 
     index = (tiny_d3 / "index.html").read_text()
     assert 'src="triple-slowstart/thumbs/d3-cwnd-19-20-22.png"' in index
