@@ -1,6 +1,15 @@
 import shutil
+import signal
 
 import pytest
+
+
+def pytest_configure(config):
+    """A shell starts a background job (`pytest ... &`) with SIGINT ignored, and every
+    child inherits that: the tests that press Ctrl-C on a run need the usual
+    disposition (Python's KeyboardInterrupt), here and in the processes they start."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_collection_modifyitems(config, items):
