@@ -51,20 +51,30 @@ fn main() {
     println!("cargo:rustc-env=TCPLAB_BUILD_ID=src-{:016x}", h.finish());
     println!("cargo:rustc-env=TCPLAB_BUILD_GIT={}", git(&root));
     let rustc = env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
-    let version = Command::new(rustc).arg("--version").output().ok()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string()).unwrap_or_default();
+    let version = Command::new(rustc)
+        .arg("--version")
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
     println!("cargo:rustc-env=TCPLAB_RUSTC={version}");
 }
 
 fn collect(path: &Path, root: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
     if path.is_file() {
         if let Ok(bytes) = fs::read(path) {
-            let rel = path.strip_prefix(root).unwrap_or(path).to_string_lossy().replace('\\', "/");
+            let rel = path
+                .strip_prefix(root)
+                .unwrap_or(path)
+                .to_string_lossy()
+                .replace('\\', "/");
             out.insert(rel, bytes);
         }
         return;
     }
-    let Ok(entries) = fs::read_dir(path) else { return };
+    let Ok(entries) = fs::read_dir(path) else {
+        return;
+    };
     for entry in entries.flatten() {
         let path = entry.path();
         let name = entry.file_name();
@@ -79,10 +89,19 @@ fn collect(path: &Path, root: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
 /// "<commit>" or "<commit>-dirty" (engine crates changed since it), "" without git.
 fn git(root: &Path) -> String {
     let run = |args: &[&str]| -> Option<String> {
-        let out = Command::new("git").arg("-C").arg(root).args(args).output().ok()?;
-        out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(args)
+            .output()
+            .ok()?;
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
     };
-    let Some(commit) = run(&["rev-parse", "--short=12", "HEAD"]) else { return String::new() };
+    let Some(commit) = run(&["rev-parse", "--short=12", "HEAD"]) else {
+        return String::new();
+    };
     // only a tree that is itself a repository's top (not a copy inside another one)
     match run(&["rev-parse", "--show-toplevel"]) {
         Some(top) if Path::new(&top).canonicalize().ok() == root.canonicalize().ok() => {}

@@ -493,7 +493,10 @@ mod tests {
         // most ten times as much
         let sc = scenario("20s", TCP, "");
         let est = estimate(&sc).events;
-        let events = crate::sim::Sim::new(&crate::scenario::Plan::from_scenario(&sc).unwrap()).run().summary.events as f64;
+        let events = crate::sim::Sim::new(&crate::scenario::Plan::from_scenario(&sc).unwrap())
+            .run()
+            .summary
+            .events as f64;
         assert!(est >= events && est <= 10.0 * events, "{est} vs {events}");
     }
 }

@@ -1,7 +1,7 @@
 //! The scenario's serde structs: what a scenario file may say.
 
-use crate::tcp::profiles::Profile;
 use super::defaults::*;
+use crate::tcp::profiles::Profile;
 use crate::time::{Bytes, Duration, Freq, Rate, SimTime};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

@@ -13,7 +13,7 @@ pub mod reno;
 pub mod sack;
 pub mod tahoe;
 
-use super::state::TcpState;
+use super::state::{CwndAction, TcpState};
 use crate::net::packet::{Packet, SackBlock};
 use crate::scenario::Variant;
 use std::mem::MaybeUninit;
@@ -142,4 +142,16 @@ impl Recovery {
             Recovery::Sack(x) => x.timeout_prelude(st),
         }
     }
+}
+
+/// The part of ns-2's `dupack_action()` every variant shares: this window's
+/// recovery point is the highest packet sent, and the congestion control cuts
+/// (to one packet for Tahoe's slow start, to the reduced window otherwise).
+pub(crate) fn begin_recovery(st: &mut TcpState, cwnd: f64, acts: &mut Actions, to_one: bool) {
+    st.recover = st.maxseq;
+    st.last_cwnd_action = CwndAction::Dupack;
+    acts.push(Action::EnterRecovery {
+        window: st.windowd(cwnd),
+        to_one,
+    });
 }

@@ -101,7 +101,11 @@ mod tests {
                                  // 8 packets acked, 4 of them taken from the inflation, 4 from cwnd,
                                  // one added back (dupwnd 1)
         d.ack(200, 10).sent(&[11]).window(2.5, 6);
-        assert_eq!(d.s.window(), 3, "usable window: cwnd 2 + the one added back");
+        assert_eq!(
+            d.s.window(),
+            3,
+            "usable window: cwnd 2 + the one added back"
+        );
         // the full ack ends recovery. RFC 6582 sets cwnd to ssthresh here
         // (or FlightSize + 1); ns-2 keeps the deflated cwnd and grows it:
         // slow start, since 2.5 < ssthresh

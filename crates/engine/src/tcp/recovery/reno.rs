@@ -18,7 +18,7 @@
 //! ssthresh is taken from the window in use rather than FlightSize. Several
 //! losses in one window usually end in a timeout.
 
-use super::{new_ack, Action, Actions};
+use super::{begin_recovery, new_ack, Action, Actions};
 use crate::tcp::state::{CwndAction, TcpState};
 
 #[inline]
@@ -52,12 +52,7 @@ pub fn on_ack(st: &mut TcpState, ack: i64, cwnd: f64, acts: &mut Actions) {
 pub fn dupack_action(st: &mut TcpState, cwnd: f64, acts: &mut Actions, allow: bool) {
     let recovered = st.highest_ack > st.recover;
     if recovered || !st.bug_fix || allow || st.highest_ack == 0 {
-        st.recover = st.maxseq;
-        st.last_cwnd_action = CwndAction::Dupack;
-        acts.push(Action::EnterRecovery {
-            window: st.windowd(cwnd),
-            to_one: false,
-        });
+        begin_recovery(st, cwnd, acts, false);
         acts.push(Action::ResetTimer { mild: true });
         acts.push(Action::Retransmit(st.last_ack + 1));
         st.dupwnd = st.dupack_threshold as i64;

@@ -15,8 +15,8 @@
 //! retransmission (highest ack ≤ `recover`) trigger nothing (RFC 6582 §3.2's
 //! "recover" check, which ns-2 applies to Tahoe too).
 
-use super::{new_ack, Action, Actions};
-use crate::tcp::state::{CwndAction, TcpState};
+use super::{begin_recovery, new_ack, Action, Actions};
+use crate::tcp::state::TcpState;
 
 #[inline]
 pub fn on_ack(st: &mut TcpState, ack: i64, cwnd: f64, acts: &mut Actions) {
@@ -38,12 +38,7 @@ pub fn on_ack(st: &mut TcpState, ack: i64, cwnd: f64, acts: &mut Actions) {
 fn dupack_action(st: &mut TcpState, cwnd: f64, acts: &mut Actions) {
     let recovered = st.highest_ack > st.recover;
     if recovered || !st.bug_fix || st.highest_ack == 0 {
-        st.recover = st.maxseq;
-        st.last_cwnd_action = CwndAction::Dupack;
-        acts.push(Action::EnterRecovery {
-            window: st.windowd(cwnd),
-            to_one: true,
-        });
+        begin_recovery(st, cwnd, acts, true);
         acts.push(Action::ResetTimer { mild: false });
     }
 }
