@@ -22,6 +22,24 @@ def test_generated_docs_are_up_to_date():
         assert committed == make(), f"docs/{name} is stale: run python -m tcplab.docs"
 
 
+def test_every_optional_key_of_the_schema_is_in_the_reference():
+    # An optional key (serde skips it when unset) resolves to nothing in a minimal
+    # scenario, so the reference shows it only if an example scenario or one of
+    # tcplab.docs' probes sets it: a key added to the schema without either is caught here.
+    schema = (ROOT / "crates/engine/src/scenario/schema.rs").read_text()
+    optional = re.findall(r'skip_serializing_if = "Option::is_none"\)\]\s*(?:///[^\n]*\s*)*pub (\w+):', schema)
+    assert len(optional) > 20, "the schema's optional fields were not found: has schema.rs moved?"
+    keys = {seg for line in (ROOT / "docs/scenario-reference.md").read_text().splitlines()
+            if line.startswith("| `") for seg in line.split("`")[1].split(".")}
+    if "LINK" in keys:  # the reference writes LINK for each of the dumbbell's links
+        keys |= {"bottleneck", "access", "sink_access"}
+    # a piecewise rate's `file` is read by tcplab's loader into `points` (docs/scenarios.md
+    # documents it): the resolved scenario never holds it.
+    keys.add("file")
+    missing = sorted(set(optional) - keys)
+    assert not missing, f"optional schema keys missing from docs/scenario-reference.md: {missing}"
+
+
 def test_every_paper_is_cited_in_the_readme_and_the_claims_page():
     from tcplab.reproduce import PAPERS
 

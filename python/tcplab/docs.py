@@ -57,6 +57,35 @@ _BASE = {"duration": "10s",
                       "sink_access": {"rate": "10Mbps", "delay": "1ms", "buffer": 100}},
          "flows": {"tcp": {"kind": "tcp"}, "udp": {"kind": "udp", "rate": "100kbps"}}}
 
+# Optional keys no minimal scenario resolves to and no example scenario may set: each
+# fragment is merged into _BASE and resolved, and the keys it adds are listed as unset
+# ("—"). tests/test_docs.py checks that every optional field of the engine's schema
+# reaches the reference this way or through an example.
+_PROBES = [
+    {"flows": {"tcp": {"profile": "ns2-2001", "tick_seed": 1,
+                       "app": {"kind": "cbr", "rate": "100kbps", "send_buffer": 10,
+                               "when_full": "block", "read": "1KB", "interval": "1s"}},
+               "udp": {"rate": {"shape": "sine", "mean": "100kbps", "amplitude": "50kbps",
+                                "frequency": "1Hz", "phase": 0.5}}}},
+    {"topology": {"bottleneck": {"errors": {"model": "gilbert-elliott", "p_gb": 0.01,
+                                            "p_bg": 0.5, "per_good": 0.0, "per_bad": 1.0}}}},
+    {"topology": {"bottleneck": {"errors": {"model": "list", "packets": [1, 2]}}}},
+    {"topology": {"bottleneck": {"queue": "threshold",
+                                 "threshold": {"threshold": 3, "immunity": "1s",
+                                               "selection": "rate-independent",
+                                               "bias": {"tcp": 2.0}}}}},
+    {"linux": {"profile": "linux", "cc": "reno", "group_cc": {"tcp": "reno"}, "sack": True,
+               "rack": True, "tlp": True, "frto": True, "timestamps": True, "initial_cwnd": 10,
+               "min_rto": "200ms", "quickack": False, "sample_interval": "10ms"}},
+]
+
+
+def _merge(base: dict, extra: dict) -> dict:
+    out = dict(base)
+    for k, v in extra.items():
+        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
 
 def _walk(value, path: str, out: dict) -> None:
     if isinstance(value, dict) and value:
@@ -92,6 +121,9 @@ def scenario_reference_md(root: Path | None = None) -> str:
                 if path.name not in used[generic]:
                     used[generic].append(path.name)
             defaults.setdefault(generic, None) if generic not in defaults else None
+    for probe in _PROBES:
+        for key in _resolved_keys(_merge(_BASE, probe)):
+            defaults.setdefault(_generic(key), None)
     generic_defaults: dict = {}
     for k, v in defaults.items():
         generic_defaults.setdefault(_generic(k), v)
@@ -101,7 +133,8 @@ def scenario_reference_md(root: Path | None = None) -> str:
            "`FLOW` stands for a flow group's name (`[flows.tcp]`), `LINK` for `bottleneck`, `access` "
            "or `sink_access`. Units: plain numbers are SI (seconds, bit/s); strings such as "
            '`"50ms"` and `"1.5Mbps"` are accepted wherever a number with a unit is. A key whose '
-           'default is "—" has none (it must be given, or applies only to some kinds).', "",
+           'default is "—" has none: it is optional and unset unless given, or applies only to some '
+           'kinds.', "",
            "| key | default | set in |", "| --- | --- | --- |"]
     for key in sorted(generic_defaults, key=_order):
         default = generic_defaults[key]
