@@ -73,6 +73,25 @@ def test_license_and_citation_are_there():
     assert "cff-version" in text and "10.1109/ISCC.2002.1021692" in text
 
 
+def test_the_sdist_holds_every_crate_and_the_package_data(tmp_path):
+    """A source distribution must build the whole of tcplab: the engine and its bindings,
+    and tcplab-emu (crates/linuxemu) that the linux engine runs."""
+    maturin = shutil.which("maturin") or str(Path(sys.executable).parent / "maturin")
+    if not Path(maturin).exists():
+        pytest.skip("needs maturin")
+    subprocess.run([maturin, "sdist", "-o", str(tmp_path)], cwd=ROOT, check=True, capture_output=True)
+    import tarfile
+
+    (sdist,) = tmp_path.glob("tcplab-*.tar.gz")
+    with tarfile.open(sdist) as tar:
+        names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
+    for crate in ("engine", "py", "aimd", "rng", "linuxemu"):
+        assert f"crates/{crate}/Cargo.toml" in names, crate
+    assert "crates/linuxemu/src/main.rs" in names
+    assert any(n.startswith("python/tcplab/data/scenarios/") and n.endswith(".toml") for n in names)
+    assert "LICENSE" in names and "Cargo.lock" in names
+
+
 @pytest.mark.slow
 def test_a_wheel_installed_outside_the_repository_reproduces_and_runs(tmp_path):
     """Build the wheel, install it into a fresh venv, run from an empty directory."""
