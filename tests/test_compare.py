@@ -38,6 +38,11 @@ def test_compare_writes_a_table_a_figure_and_each_run(tmp_path, capsys):
     assert (out / "cwnd.png").stat().st_size > 0
     for e in engines:
         assert (out / e / "summary.json").is_file()
+    saved = json.loads((out / "compare.json").read_text())
+    assert saved["metrics"] == json.loads(json.dumps(tab))
+    meta = saved["meta"]
+    assert meta["build_id"] and meta["tcplab_version"] and "compare" in meta["command"]
+    assert set(meta["engine_versions"]) == set(engines) and all(meta["engine_versions"].values())
 
 
 def test_compare_refuses_an_unknown_engine(tmp_path, capsys):

@@ -30,9 +30,16 @@ def test_heterogeneous_and_trace(tmp_path, capsys):
                "--weights", "1,3", "--events", "2000", "--trace", str(path), "--trace-events", "5",
                "--histogram", str(hist), "--bins", "10"])
     assert rc == 0
-    rows = list(csv.DictReader(path.open()))
+    first = path.open().readline()
+    assert first.startswith("# tcplab {")
+    meta = json.loads(first[len("# tcplab "):])
+    assert meta["engine"] == "fluid" and meta["build_id"] and meta["seed"] == 1 and "fluid" in meta["command"]
+    rows = list(csv.DictReader(line for line in path.open() if not line.startswith("#")))
     assert list(rows[0]) == ["time", "x0", "x1"] and len(rows) == 10
-    assert len(list(csv.DictReader(hist.open()))) == 20
+    assert len(list(csv.DictReader(line for line in hist.open() if not line.startswith("#")))) == 20
+    import pandas as pd
+
+    assert list(pd.read_csv(path, comment="#").columns) == ["time", "x0", "x1"]
 
 
 def test_user_errors_exit_2(capsys):

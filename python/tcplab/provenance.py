@@ -204,6 +204,15 @@ def figure_metadata(path, **extra) -> dict:
     return {}
 
 
+def csv_metadata_line(engine: str | None = None, engine_version: str | None = None, seed=None) -> str:
+    """The first line of a CSV that stands alone (no summary.json beside it): a '#'
+    comment holding `metadata()` as JSON. pandas reads the file with comment="#"."""
+    import json
+
+    return "# tcplab " + json.dumps(metadata(engine=engine, engine_version=engine_version, seed=seed),
+                                    default=str) + "\n"
+
+
 def write_parquet(df, path, meta: dict) -> None:
     """Write a DataFrame as Parquet with `meta` (units narrowed to its columns) in the
     schema metadata under the key "tcplab" (JSON), beside pandas' own."""

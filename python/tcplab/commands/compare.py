@@ -128,7 +128,11 @@ def main(args) -> int:
     out = Path(args.out) if args.out else _fresh_dir(args.scenario)
     for e, r in results.items():
         r.save(out / e)
-    (out / "compare.json").write_text(json.dumps(tab, indent=2, default=float) + "\n")
+    from tcplab.provenance import metadata
+
+    meta = metadata(engine=",".join(results), seed=next(iter(results.values())).scenario.get("seed"),
+                    engine_versions={e: r.engine_version for e, r in results.items()})
+    (out / "compare.json").write_text(json.dumps({"meta": meta, "metrics": tab}, indent=2, default=float) + "\n")
     fig.savefig(out / "cwnd.png", dpi=150, bbox_inches="tight")
     wrote = f"wrote {out}/<engine>/, compare.json, cwnd.png"
     if args.json:

@@ -21,6 +21,7 @@ from fractions import Fraction
 
 from tcplab.errors import UserError
 from tcplab.fluid import POLICIES, TAGS
+from tcplab.provenance import csv_metadata_line
 
 
 def _numbers(text: str, name: str):
@@ -58,7 +59,9 @@ def register(subparsers) -> None:
     p.add_argument("--probs", metavar="P[,P2,...]", help="subset: each connection cut with this probability")
     p.add_argument("--tag", default="largest", choices=TAGS,
                    help="beatdown: whom to tag next (default largest, as in Sec. IV.B)")
-    p.add_argument("--trace", metavar="FILE.csv", help="write the sample path (time, x0..) to a CSV file")
+    p.add_argument("--trace", metavar="FILE.csv",
+                   help="write the sample path (time, x0..) to a CSV file; its first line is a '#' "
+                        "comment with what wrote it (read with pandas.read_csv(FILE, comment='#'))")
     p.add_argument("--trace-events", type=int, default=200, metavar="K",
                    help="events the trace covers (default 200)")
     p.add_argument("--histogram", metavar="FILE.csv",
@@ -99,7 +102,9 @@ def run(args) -> int:
     for key, path in (("rates", args.trace), ("rates_at_congestion", args.histogram)):
         if path:
             try:
-                result.traces[key].to_csv(path, index=False)
+                with open(path, "w", newline="") as f:
+                    f.write(csv_metadata_line(result.engine, result.engine_version, args.seed))
+                    result.traces[key].to_csv(f, index=False)
             except OSError as exc:
                 raise UserError(f"cannot write {path}: {exc.strerror}") from None
             print(f"wrote {path} ({len(result.traces[key])} rows)", file=sys.stderr)
