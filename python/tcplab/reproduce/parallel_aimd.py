@@ -545,7 +545,7 @@ def check_c8(ctx: Context) -> Outcome:
             "text). Criterion per (Th, b) series: within 3% of Theorem 1 for N ≤ 6 and never more than 3% below it, "
             "for both policies; policies within 3% of each other; window-drop correlation below 0.2 (no "
             "synchronization; DropTail's is in C6). Reproduced if every series passes, partly if Th = 3, b = 100 "
-            "does. Our reading of the dropper (net/queue.rs): rate-independent selects a connection uniformly, "
+            "does. Our reading of the dropper (net/queue/threshold.rs): rate-independent selects a connection uniformly, "
             "largest-rate the largest window, and its next packet above Th is dropped; "
             f"τ = {DROPPER_TAU} (1 RTT; the paper says 'a factor of the mean round-trip time'; 2 RTT puts N = 3–6 "
             "2–3% above Theorem 1).")

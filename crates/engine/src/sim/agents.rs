@@ -1,0 +1,155 @@
+//! What agents do at their events: a TCP sender's output and timer, flow
+//! start, a CBR application's writes and its reader, a UDP source's sends,
+//! and the TCP state traces.
+
+use super::{Agent, Sim};
+use crate::net::packet::Packet;
+use crate::sched::Event;
+use crate::time::{secs, SimTime};
+
+impl Sim {
+    /// Send what the sender produced, keep its timer in the event queue, trace.
+    pub(super) fn after_sender(&mut self, f: u32, now: SimTime, out: &mut Vec<Packet>) {
+        for p in out.drain(..) {
+            self.rec.send(now, f, p.seq, p.rtx);
+            self.forward(p, now);
+        }
+        if let Agent::Tcp { snd, .. } = &mut self.agents[f as usize] {
+            if let Some(d) = snd.rto_deadline {
+                if d < snd.rto_entry {
+                    snd.rto_entry = d;
+                    self.sched.schedule(d, Event::Rto(f));
+                }
+            }
+        }
+        if self.rec.tcp_every_change {
+            self.trace_tcp(f, now);
+        }
+    }
+
+    pub(super) fn rto_event(&mut self, f: u32, now: SimTime) {
+        let mut out = std::mem::take(&mut self.out);
+        if let Agent::Tcp { snd, .. } = &mut self.agents[f as usize] {
+            if now != snd.rto_entry {
+                self.out = out;
+                return; // stale entry
+            }
+            snd.rto_entry = SimTime::MAX;
+            match snd.rto_deadline {
+                Some(d) if d <= now => snd.on_timeout(now, &mut out),
+                Some(d) => {
+                    snd.rto_entry = d;
+                    self.sched.schedule(d, Event::Rto(f));
+                }
+                None => {}
+            }
+        }
+        self.after_sender(f, now, &mut out);
+        self.out = out;
+    }
+
+    pub(super) fn start_flow(&mut self, f: u32, now: SimTime) {
+        match &mut self.agents[f as usize] {
+            Agent::Tcp { snd, .. } => {
+                if let Some(app) = &mut self.apps[f as usize] {
+                    snd.start_app();
+                    app.start(now);
+                    let first_read = app.next_read();
+                    if first_read <= self.flows[f as usize].stop {
+                        self.sched.schedule(first_read, Event::PlaybackRead(f));
+                    }
+                    return self.app_write(f, now);
+                }
+                let mut out = std::mem::take(&mut self.out);
+                snd.start(now, &mut out);
+                self.after_sender(f, now, &mut out);
+                self.out = out;
+            }
+            Agent::Udp { src, .. } => {
+                src.active = true;
+                let first = src.first_departure(now);
+                if first == now {
+                    self.udp_send(f, now);
+                } else if first < self.flows[f as usize].stop {
+                    self.sched.schedule(first, Event::UdpSend(f));
+                }
+            }
+        }
+    }
+
+    /// The CBR application of TCP flow `f` writes one packet, and schedules
+    /// its next write while the flow runs.
+    pub(super) fn app_write(&mut self, f: u32, now: SimTime) {
+        let (Agent::Tcp { snd, .. }, Some(app)) =
+            (&mut self.agents[f as usize], &mut self.apps[f as usize])
+        else {
+            return;
+        };
+        if !snd.active {
+            return;
+        }
+        let mut out = std::mem::take(&mut self.out);
+        app.write(snd, now, &mut out);
+        let next = app.next_write();
+        if next < self.flows[f as usize].stop {
+            self.sched.schedule(next, Event::AppWrite(f));
+        }
+        self.after_sender(f, now, &mut out);
+        self.out = out;
+    }
+
+    /// The playback reader of flow `f` takes up to its share from what has
+    /// been delivered in order.
+    pub(super) fn playback_read(&mut self, f: u32, now: SimTime) {
+        let (Agent::Tcp { sink, .. }, Some(app)) =
+            (&self.agents[f as usize], &mut self.apps[f as usize])
+        else {
+            return;
+        };
+        let r = app.read(sink.delivered_bytes);
+        self.rec.playback_read(now, f, &r);
+        let next = app.next_read();
+        if next <= self.flows[f as usize].stop {
+            self.sched.schedule(next, Event::PlaybackRead(f));
+        }
+    }
+
+    pub(super) fn udp_send(&mut self, f: u32, now: SimTime) {
+        let stop = self.flows[f as usize].stop;
+        let Agent::Udp { src, .. } = &mut self.agents[f as usize] else {
+            return;
+        };
+        if !src.active {
+            return;
+        }
+        let (p, next) = src.emit(now);
+        if let Some(t) = next {
+            if t < stop {
+                self.sched.schedule(t, Event::UdpSend(f));
+            }
+        }
+        self.forward(p, now);
+    }
+
+    pub(super) fn trace_tcp(&mut self, f: u32, now: SimTime) {
+        if let Agent::Tcp { snd, .. } = &self.agents[f as usize] {
+            self.rec.tcp_state(
+                now,
+                f,
+                snd.cwnd(),
+                snd.ssthresh(),
+                snd.in_flight(),
+                snd.highest_ack(),
+            );
+            let r = &snd.rtt;
+            self.rec.rtt(
+                now,
+                f,
+                r.srtt_s(),
+                r.rttvar_s(),
+                secs(r.timeout_ns),
+                r.backoff,
+            );
+        }
+    }
+}

@@ -1,0 +1,339 @@
+//! Building the simulator from a Plan: links (queue, impairment, outages),
+//! agents and applications, routes as hops; and the builders other engines
+//! and exporters share (a link from its spec, a UDP source, its departures,
+//! a link's outages).
+
+use super::forward::{Hop, Next};
+use super::{Agent, FlowInfo, LinkInfo, Sim};
+use crate::net::link::{Impairment, Link};
+use crate::net::packet::FORWARD;
+use crate::net::queue::Queue;
+use crate::record::Recorder;
+use crate::rng::{stream, Rng};
+use crate::scenario::{
+    outage_schedule, Direction, ErrorModelKind, FlowKind, FlowPlan, LinkPlan, LinkSpec, Plan,
+    QueuePlan, RateShape, Scenario, Selection, Variant,
+};
+use crate::sched::{Event, Scheduler};
+use crate::tcp::sender::TcpSender;
+use crate::tcp::sink::TcpSink;
+use crate::time::SimTime;
+use crate::traffic::app::CbrApp;
+use crate::traffic::shape::Shape;
+use crate::traffic::udp::UdpSource;
+
+/// A planned link direction, built: its queue discipline draws from the
+/// link's own stream (its id), and so do its packet errors (forward
+/// direction only); its outages are the plan's list.
+pub fn build_link(l: &LinkPlan, seed: u64) -> Link {
+    let mut link = new_link(l, seed);
+    if !l.outages.is_empty() {
+        link.set_outages(Box::new(l.outages.clone().into_iter()));
+    }
+    link
+}
+
+/// A planned link without its outages.
+fn new_link(l: &LinkPlan, seed: u64) -> Link {
+    let queue = Queue::from_plan(
+        &l.queue,
+        l.rate_bps,
+        l.buffer_pkts,
+        Rng::stream(seed, stream::QUEUE, l.id as u64),
+    );
+    let mut link = Link::new(l.rate_bps, l.delay_ns, queue);
+    if let Some(e) = &l.errors {
+        let rng = Rng::stream(seed, stream::LINK_ERRORS, l.id as u64);
+        link.impairment = match e.model {
+            ErrorModelKind::Bernoulli => match e.per.unwrap_or(0.0) {
+                per if per > 0.0 => Impairment::Bernoulli { per, rng },
+                _ => Impairment::None,
+            },
+            ErrorModelKind::GilbertElliott => Impairment::GilbertElliott {
+                p_gb: e.p_gb.unwrap_or(0.0),
+                p_bg: e.p_bg.unwrap_or(1.0),
+                per_good: e.per_good.unwrap_or(0.0),
+                per_bad: e.per_bad.unwrap_or(1.0),
+                bad: false,
+                rng,
+            },
+            ErrorModelKind::List => Impairment::List {
+                drops: e.packets.clone().unwrap_or_default().into_boxed_slice(),
+                next: 0,
+                count: 0,
+            },
+        };
+    }
+    link
+}
+
+/// One direction of a duplex link built from its spec, outside a plan (the
+/// linux engine's emulated links): link `index`, whose duplex link's
+/// forward direction is `duplex`; its outages are drawn lazily, with no end.
+pub fn make_link(l: &LinkSpec, forward: bool, seed: u64, index: usize, duplex: usize) -> Link {
+    let plan = LinkPlan {
+        id: index as u32,
+        name: String::new(),
+        direction: if forward {
+            Direction::Forward
+        } else {
+            Direction::Reverse
+        },
+        duplex: duplex as u32,
+        rate_bps: l.rate.0,
+        delay_ns: l.delay.0,
+        buffer_pkts: l.buffer,
+        queue: QueuePlan::of(l),
+        errors: if forward { l.errors.clone() } else { None },
+        outages: Vec::new(),
+    };
+    let mut link = new_link(&plan, seed);
+    if let Some(o) = &l.outages {
+        link.set_outages(Box::new(outage_schedule(o, seed, duplex as u32)));
+    }
+    link
+}
+
+/// The outages [start, end) in ns that link `link` goes through before the
+/// run ends (empty without outages; None if there is no such link): for
+/// exporters that must play the same schedule.
+pub fn link_outages(plan: &Plan, link: u32) -> Option<Vec<(SimTime, SimTime)>> {
+    let l = plan.links.get(link as usize)?;
+    Some(
+        l.outages
+            .iter()
+            .copied()
+            .take_while(|&(s, _)| s < plan.end_ns)
+            .collect(),
+    )
+}
+
+impl Sim {
+    /// Build the network of a plan.
+    pub fn new(plan: &Plan) -> Sim {
+        let end = plan.end_ns;
+        let seed = plan.seed;
+        let links: Vec<Link> = plan.links.iter().map(|l| build_link(l, seed)).collect();
+        let link_info = plan
+            .links
+            .iter()
+            .map(|l| LinkInfo {
+                name: l.name.clone(),
+                direction: match l.direction {
+                    Direction::Forward => "forward",
+                    Direction::Reverse => "reverse",
+                },
+            })
+            .collect();
+        let mut flows = Vec::new();
+        let mut agents = Vec::new();
+        let mut apps = Vec::new();
+        let mut sched = Scheduler::new();
+        for f in &plan.flows {
+            let id = f.id;
+            let agent = match (&f.tcp, &f.udp) {
+                (Some(t), _) => {
+                    let p = t.params;
+                    Agent::Tcp {
+                        snd: Box::new(TcpSender::new(id, p, t.boot_time_s)),
+                        sink: TcpSink::new(
+                            id,
+                            p.variant == Variant::Sack,
+                            p.delayed_ack,
+                            p.delack_interval_ns,
+                            p.syn,
+                            t.payload_bytes,
+                        ),
+                    }
+                }
+                (None, Some(_)) => Agent::Udp {
+                    src: udp_source_of(f, seed),
+                    received_packets: 0,
+                    received_bytes: 0,
+                },
+                (None, None) => unreachable!("a flow is TCP or UDP"),
+            };
+            agents.push(agent);
+            apps.push(
+                f.app
+                    .as_ref()
+                    .zip(f.tcp.as_ref())
+                    .map(|(a, t)| CbrApp::new(&a.spec(), t.payload_bytes)),
+            );
+            flows.push(FlowInfo {
+                group: f.group.clone(),
+                kind: f.kind,
+                variant: f.tcp.map(|t| t.params.variant),
+                start: f.start_ns,
+                stop: f.stop_ns,
+                packet_size: f.packet_size,
+            });
+            // a flow whose start falls after its stop never sends
+            if f.start_ns < f.stop_ns {
+                sched.schedule(f.start_ns, Event::FlowStart(id));
+                if f.stop_ns < end {
+                    sched.schedule(f.stop_ns, Event::FlowStop(id));
+                }
+            }
+        }
+        let mut rec = Recorder::new(&plan.trace.spec());
+        if apps.iter().any(Option::is_some) {
+            rec.playback = Some(Default::default());
+        }
+        if plan.warmup_ns > 0 {
+            sched.schedule(plan.warmup_ns, Event::Warmup);
+        }
+        if rec.interval_ns > 0 && (rec.tcp.is_some() || rec.rtt.is_some()) {
+            sched.schedule(0, Event::Sample);
+        }
+        let nflows = flows.len();
+        let single_input = single_input_links(links.len(), &plan.flows);
+        let candidates = victim_candidates(&links, &plan.flows);
+        let mut hops = Vec::new();
+        let mut route_at = Vec::with_capacity(nflows);
+        for (f, a) in plan.flows.iter().zip(&agents) {
+            // the receiver takes packets without an event (see `forward`)
+            let sink_chained = match a {
+                Agent::Tcp { sink, .. } => !sink.delayed_ack && apps[f.id as usize].is_none(),
+                Agent::Udp { .. } => rec.udp.is_none(),
+            };
+            let mut at = [(0, 0); 2];
+            for (d, route) in [&f.route.forward, &f.route.reverse].into_iter().enumerate() {
+                // a packet keeps its place on the route in `Packet::hop`, a u8
+                assert!(
+                    route.len() <= u8::MAX as usize,
+                    "a route has at most 255 links"
+                );
+                at[d] = (hops.len() as u32, route.len() as u32);
+                for (h, &link) in route.iter().enumerate() {
+                    let next = match route.get(h + 1) {
+                        Some(&n) if single_input[n as usize] => Next::Link,
+                        None if d == FORWARD as usize && sink_chained => Next::Receiver,
+                        _ => Next::Event,
+                    };
+                    hops.push(Hop { link, next });
+                }
+            }
+            route_at.push(at);
+        }
+        let selectors = links.iter().any(|l| match &l.queue {
+            Queue::Threshold(t) => t.selection != Selection::FirstArrival,
+            _ => false,
+        });
+        let warmup = plan.warmup_ns;
+        Sim {
+            end,
+            warmup,
+            reference_bps: plan.reference_bps,
+            sched,
+            links,
+            link_info,
+            hops,
+            route_at,
+            flows,
+            agents,
+            apps,
+            out: Vec::with_capacity(64),
+            rec,
+            flow_drops: vec![0; nflows],
+            warm_done: warmup == 0,
+            warm_flows: None,
+            warm_links: None,
+            selectors,
+            candidates,
+        }
+    }
+}
+
+/// Which links have exactly one upstream link and no agent feeding them.
+fn single_input_links(n: usize, flows: &[FlowPlan]) -> Vec<bool> {
+    const AGENT: u32 = u32::MAX;
+    let mut upstream: Vec<Option<u32>> = vec![None; n];
+    let mut shared = vec![false; n];
+    for r in flows
+        .iter()
+        .flat_map(|f| [&f.route.forward, &f.route.reverse])
+    {
+        for (hop, &l) in r.iter().enumerate() {
+            let up = if hop == 0 { AGENT } else { r[hop - 1] };
+            match upstream[l as usize] {
+                None => upstream[l as usize] = Some(up),
+                Some(u) if u != up => shared[l as usize] = true,
+                _ => {}
+            }
+        }
+    }
+    (0..n)
+        .map(|l| !shared[l] && matches!(upstream[l], Some(u) if u != AGENT))
+        .collect()
+}
+
+/// Per link with a threshold dropper, the TCP flows whose route (either
+/// direction) crosses it, each with its weight from the dropper's `bias`.
+fn victim_candidates(links: &[Link], flows: &[FlowPlan]) -> Vec<Vec<(u32, f64)>> {
+    let mut out = vec![Vec::new(); links.len()];
+    for f in flows {
+        if f.kind != FlowKind::Tcp {
+            continue;
+        }
+        for &l in f.route.forward.iter().chain(&f.route.reverse) {
+            let Queue::Threshold(t) = &links[l as usize].queue else {
+                continue;
+            };
+            let w = t.weight(&f.group);
+            if !out[l as usize].iter().any(|&(g, _)| g == f.id) {
+                out[l as usize].push((f.id, w));
+            }
+        }
+    }
+    out
+}
+
+/// A UDP source of flow `id` (its shape's and its jitter's random streams
+/// derive from the seed and the flow id).
+fn new_udp_source(
+    id: u32,
+    shape: &RateShape,
+    packet_size: u32,
+    jitter_ns: SimTime,
+    seed: u64,
+) -> UdpSource {
+    UdpSource::new(
+        id,
+        Shape::from_spec(shape, seed, id),
+        packet_size,
+        jitter_ns,
+        seed,
+    )
+}
+
+/// The UDP source of a planned UDP flow.
+fn udp_source_of(f: &FlowPlan, seed: u64) -> UdpSource {
+    let u = f.udp.as_ref().expect("a UDP flow has its source");
+    new_udp_source(f.id, &u.shape, f.packet_size, u.send_jitter_ns, seed)
+}
+
+/// The UDP source of flow `id` of group `g` of a resolved scenario (the
+/// linux engine's background sources).
+pub fn udp_source(sc: &Scenario, g: &crate::scenario::FlowGroup, id: u32) -> UdpSource {
+    new_udp_source(
+        id,
+        g.rate.as_ref().expect("validated"),
+        g.packet_size,
+        g.send_jitter.map_or(0, |d| d.0),
+        sc.seed,
+    )
+}
+
+/// Departure times of UDP flow `flow` of a plan (None if that flow is not
+/// UDP): what the simulator sends, for exporters that must play the same
+/// schedule (the ns-2 backend's trace-driven sources).
+pub fn udp_departures(plan: &Plan, flow: u32) -> Option<Vec<SimTime>> {
+    let f = plan.flows.get(flow as usize)?;
+    f.udp.as_ref()?;
+    Some(crate::traffic::udp::departures(
+        udp_source_of(f, plan.seed),
+        f.start_ns,
+        f.stop_ns,
+    ))
+}

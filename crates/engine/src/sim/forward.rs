@@ -1,0 +1,178 @@
+//! A packet along its route: from link to link (at once where the next link
+//! has no other input, by a delivery event otherwise), to the agent at its
+//! end; drops; and the threshold dropper's call for the connection to signal.
+
+use super::{Agent, Sim};
+use crate::net::link::{Admit, DropCause};
+use crate::net::packet::{Kind, Packet, FORWARD};
+use crate::net::queue::Queue;
+use crate::sched::Event;
+use crate::time::SimTime;
+
+/// One hop of a route: the link, and how a packet leaving it goes on (see
+/// `forward`).
+#[derive(Clone, Copy)]
+pub(super) struct Hop {
+    pub(super) link: u32,
+    pub(super) next: Next,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Next {
+    /// By a delivery event of the link.
+    Event,
+    /// At once to the next link of the route, which has no other input.
+    Link,
+    /// Last hop, forward: at once to a receiver that may take a packet as
+    /// soon as the packet's arrival time is known, when the link holds
+    /// nothing else.
+    Receiver,
+}
+
+impl Sim {
+    /// After the warm-up snapshot: the receivers' links that held packets
+    /// over the warm-up instant (see `forward`) hand them all on now, so
+    /// that these receivers take packets without events again (their
+    /// delivery events, still queued, find nothing left).
+    pub(super) fn release_held(&mut self, end: SimTime) {
+        for r in 0..self.route_at.len() {
+            let (at, len) = self.route_at[r][FORWARD as usize];
+            let last = self.hops[(at + len - 1) as usize];
+            if last.next != Next::Receiver {
+                continue;
+            }
+            let l = last.link as usize;
+            while let Some((at, p)) = self.links[l].pop_arrived(end) {
+                self.forward(p, at);
+            }
+        }
+    }
+
+    /// Move a packet to its next link, or hand it to the agent at the end of
+    /// its route. A link whose successor on the route has no other input
+    /// hands the packet on at once (see `Link::pass`): the packet costs an
+    /// event only where it meets other traffic or an agent — four per data
+    /// packet and its ack on the dumbbell.
+    #[inline]
+    pub(super) fn forward(&mut self, mut p: Packet, mut now: SimTime) {
+        let (base, len) = self.route_at[p.flow as usize][p.dir as usize];
+        let class = (p.kind == Kind::Udp) as u8;
+        let end = base + len;
+        let mut i = base + p.hop as u32;
+        while i < end {
+            let Hop { link: l, next } = self.hops[i as usize];
+            i += 1;
+            // Chained: the next link has no other input, or this is the last
+            // hop and the receiver takes the packet at once (it would be the
+            // link's only pending delivery, so nothing it holds can overtake).
+            let chained = match next {
+                Next::Link => true,
+                Next::Event => false,
+                Next::Receiver => self.links[l as usize].next_delivery().is_none(),
+            };
+            if chained {
+                match self.links[l as usize].pass(&p, now) {
+                    Err(cause) => {
+                        self.dropped(&p, l, now, cause);
+                        return;
+                    }
+                    Ok((at, wait)) => {
+                        if let Some(start) = wait {
+                            self.rec.queue_wait(now, start, l, class);
+                        }
+                        if self.selectors && self.links[l as usize].queue.wants_victim() {
+                            self.select_victim(l, now);
+                        }
+                        if next == Next::Receiver
+                            && (at > self.end || (!self.warm_done && at >= self.warmup))
+                        {
+                            // It reaches the receiver after the run, or after a
+                            // warm-up snapshot still to be taken: an event
+                            // delivers it then (or never), as for any packet.
+                            p.hop = (i - base) as u8;
+                            if let Some(t) = self.links[l as usize].hold(p, at) {
+                                self.sched.schedule(t, Event::LinkDeliver(l));
+                            }
+                            return;
+                        }
+                        now = at;
+                        continue;
+                    }
+                }
+            }
+            // where the packet goes on when the link delivers it
+            p.hop = (i - base) as u8;
+            match self.links[l as usize].arrive(p, now) {
+                Admit::Dropped(cause) => self.dropped(&p, l, now, cause),
+                Admit::Admitted { schedule, wait } => {
+                    if let Some(at) = schedule {
+                        self.sched.schedule(at, Event::LinkDeliver(l));
+                    }
+                    if let Some(start) = wait {
+                        self.rec.queue_wait(now, start, l, class);
+                    }
+                    if self.selectors && self.links[l as usize].queue.wants_victim() {
+                        self.select_victim(l, now);
+                    }
+                }
+            }
+            return;
+        }
+        let f = p.flow as usize;
+        match &mut self.agents[f] {
+            Agent::Tcp { sink, snd } => {
+                if p.dir == FORWARD {
+                    let had_delack = sink.delack_deadline.is_some();
+                    let ack = sink.on_data(&p, now);
+                    if !had_delack {
+                        if let Some(d) = sink.delack_deadline {
+                            self.sched.schedule(d, Event::DelAck(p.flow));
+                        }
+                    }
+                    if let Some(a) = ack {
+                        self.forward(a, now);
+                    }
+                } else {
+                    let mut out = std::mem::take(&mut self.out);
+                    snd.on_ack(&p, sink.take_sack(&p), now, &mut out);
+                    self.after_sender(p.flow, now, &mut out);
+                    self.out = out;
+                }
+            }
+            Agent::Udp {
+                received_packets,
+                received_bytes,
+                ..
+            } => {
+                *received_packets += 1;
+                *received_bytes += p.size_bytes as u64;
+                self.rec.udp_delivered(now, p.flow, p.seq);
+            }
+        }
+    }
+
+    /// A threshold dropper on link `l` started a congestion event: it picks
+    /// the connection to signal (`ThresholdDropper::choose`) among the TCP
+    /// flows crossing the link that are running now.
+    fn select_victim(&mut self, l: u32, now: SimTime) {
+        let Queue::Threshold(t) = &mut self.links[l as usize].queue else {
+            return;
+        };
+        let (flows, agents) = (&self.flows, &self.agents);
+        let running = self.candidates[l as usize].iter().filter(|&&(f, _)| {
+            let info = &flows[f as usize];
+            info.start <= now && now < info.stop
+        });
+        let candidates = running.filter_map(|&(f, w)| match &agents[f as usize] {
+            Agent::Tcp { snd, .. } => Some((f, w, snd.cwnd())),
+            Agent::Udp { .. } => None,
+        });
+        let victim = t.choose(candidates);
+        t.select(victim, now);
+    }
+
+    pub(super) fn dropped(&mut self, p: &Packet, l: u32, now: SimTime, cause: DropCause) {
+        self.flow_drops[p.flow as usize] += 1;
+        self.rec.drop(now, l, p.flow, p.seq, cause);
+    }
+}

@@ -1,0 +1,183 @@
+//! Measurement: the counters at the warm-up snapshot and at the end, and the
+//! report over the window (warmup, end].
+
+use super::{Agent, Sim};
+use crate::net::link::LinkSnapshot;
+use crate::record::Table;
+use crate::scenario::{FlowKind, Variant};
+use crate::time::{secs, SimTime};
+use serde::Serialize;
+
+#[derive(Clone, Copy, Default)]
+pub(super) struct FlowCount {
+    delivered_packets: u64,
+    delivered_bytes: u64,
+    sent: u64,
+    retransmissions: u64,
+    timeouts: u64,
+    fast_retransmits: u64,
+    drops: u64,
+}
+
+/// Per-flow results over the measurement window.
+#[derive(Serialize, Debug, Clone)]
+pub struct FlowResult {
+    pub id: u32,
+    pub group: String,
+    pub kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<Variant>,
+    pub start_s: f64,
+    pub stop_s: f64,
+    pub delivered_packets: u64,
+    pub delivered_bytes: u64,
+    /// Payload bits delivered in order per second of the window.
+    pub goodput_bps: f64,
+    /// The same in bits on the wire (headers included).
+    pub throughput_bps: f64,
+    pub sent_packets: u64,
+    pub retransmissions: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub drops: u64,
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct LinkResult {
+    pub id: u32,
+    pub name: String,
+    pub direction: &'static str,
+    pub rate_bps: f64,
+    pub arrivals: u64,
+    /// Every loss on the link (queue drops and impairment losses).
+    pub drops: u64,
+    /// Losses to the link's impairment (errors, outages), included in `drops`.
+    pub errors: u64,
+    pub departures: u64,
+    pub utilization: f64,
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct RunSummary {
+    pub engine: &'static str,
+    pub engine_version: &'static str,
+    pub measured_s: f64,
+    pub reference_bps: f64,
+    pub events: u64,
+    pub flows: Vec<FlowResult>,
+    pub links: Vec<LinkResult>,
+}
+
+pub struct RunOutput {
+    pub summary: RunSummary,
+    pub traces: Vec<Table>,
+}
+
+impl Sim {
+    pub(super) fn flow_counts(&self) -> Vec<FlowCount> {
+        self.agents
+            .iter()
+            .zip(&self.flow_drops)
+            .map(|(a, &drops)| match a {
+                Agent::Tcp { snd, sink } => FlowCount {
+                    delivered_packets: sink.delivered_packets,
+                    delivered_bytes: sink.delivered_bytes,
+                    sent: snd.counters.sent,
+                    retransmissions: snd.counters.retransmissions,
+                    timeouts: snd.counters.timeouts,
+                    fast_retransmits: snd.counters.fast_retransmits,
+                    drops,
+                },
+                Agent::Udp {
+                    src,
+                    received_packets,
+                    received_bytes,
+                } => FlowCount {
+                    delivered_packets: *received_packets,
+                    delivered_bytes: *received_bytes,
+                    sent: src.sent,
+                    drops,
+                    ..Default::default()
+                },
+            })
+            .collect()
+    }
+
+    pub(super) fn link_counts(&mut self, now: SimTime) -> Vec<LinkSnapshot> {
+        self.links.iter_mut().map(|l| l.snapshot(now)).collect()
+    }
+
+    pub(super) fn report(mut self) -> RunOutput {
+        let end = self.end;
+        let warm = self.warmup;
+        let measured_s = secs(end - warm);
+        let now_f = self.flow_counts();
+        let now_l = self.link_counts(end);
+        let zero_f = vec![FlowCount::default(); now_f.len()];
+        let zero_l = vec![LinkSnapshot::default(); now_l.len()];
+        let wf = self.warm_flows.take().unwrap_or(zero_f);
+        let wl = self.warm_links.take().unwrap_or(zero_l);
+        let flows = self
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, info)| {
+                let (a, b) = (now_f[i], wf[i]);
+                let pk = a.delivered_packets - b.delivered_packets;
+                let by = a.delivered_bytes - b.delivered_bytes;
+                FlowResult {
+                    id: i as u32,
+                    group: info.group.clone(),
+                    kind: match info.kind {
+                        FlowKind::Tcp => "tcp",
+                        FlowKind::Udp => "udp",
+                    },
+                    variant: info.variant,
+                    start_s: secs(info.start),
+                    stop_s: secs(info.stop),
+                    delivered_packets: pk,
+                    delivered_bytes: by,
+                    goodput_bps: by as f64 * 8.0 / measured_s,
+                    throughput_bps: (pk * info.packet_size as u64) as f64 * 8.0 / measured_s,
+                    sent_packets: a.sent - b.sent,
+                    retransmissions: a.retransmissions - b.retransmissions,
+                    timeouts: a.timeouts - b.timeouts,
+                    fast_retransmits: a.fast_retransmits - b.fast_retransmits,
+                    drops: a.drops - b.drops,
+                }
+            })
+            .collect();
+        let links = self
+            .links
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let (a, b) = (now_l[i], wl[i]);
+                LinkResult {
+                    id: i as u32,
+                    name: self.link_info[i].name.clone(),
+                    direction: self.link_info[i].direction,
+                    rate_bps: l.rate_bps,
+                    arrivals: a.arrivals - b.arrivals,
+                    drops: a.drops - b.drops,
+                    errors: a.errors - b.errors,
+                    departures: a.sent_packets - b.sent_packets,
+                    utilization: (a.busy_ns - b.busy_ns) as f64 / (end - warm) as f64,
+                }
+            })
+            .collect();
+        let summary = RunSummary {
+            engine: "packet",
+            engine_version: crate::VERSION,
+            measured_s,
+            reference_bps: self.reference_bps,
+            events: self.sched.popped(),
+            flows,
+            links,
+        };
+        RunOutput {
+            summary,
+            traces: self.rec.finish(end),
+        }
+    }
+}

@@ -1,0 +1,165 @@
+//! The simulator: builds the network from a [`Plan`] (links, and each flow's
+//! routes as lists of link ids), runs the event loop, and reports per-flow
+//! and per-link counters over the measurement window (warmup, end].
+//!
+//! * `build.rs` — links, agents and routes from the Plan (and the builders the
+//!   linux engine and the exporters share: links, UDP sources, schedules);
+//! * `forward.rs` — a packet along its route: hops, the no-event shortcut,
+//!   drops, the threshold dropper's call for a victim;
+//! * `agents.rs` — what TCP and UDP agents and applications do at their events;
+//! * `measure.rs` — the warm-up snapshot and the report.
+
+mod agents;
+mod build;
+mod forward;
+mod measure;
+#[cfg(test)]
+mod tests;
+
+pub use build::{build_link, link_outages, make_link, udp_departures, udp_source};
+pub use measure::{FlowResult, LinkResult, RunOutput, RunSummary};
+
+use crate::net::link::{Link, LinkSnapshot};
+use crate::net::packet::Packet;
+use crate::record::Recorder;
+use crate::scenario::{FlowKind, Plan, Scenario, Variant};
+use crate::sched::{Event, Scheduler};
+use crate::tcp::sender::TcpSender;
+use crate::tcp::sink::TcpSink;
+use crate::time::SimTime;
+use crate::traffic::app::CbrApp;
+use crate::traffic::udp::UdpSource;
+use forward::Hop;
+use measure::FlowCount;
+
+pub use crate::scenario::flow_times;
+
+enum Agent {
+    Tcp {
+        snd: Box<TcpSender>,
+        sink: TcpSink,
+    },
+    Udp {
+        src: UdpSource,
+        received_packets: u64,
+        received_bytes: u64,
+    },
+}
+
+struct FlowInfo {
+    group: String,
+    kind: FlowKind,
+    variant: Option<Variant>,
+    start: SimTime,
+    stop: SimTime,
+    packet_size: u32,
+}
+
+pub struct LinkInfo {
+    pub name: String,
+    pub direction: &'static str,
+}
+
+pub struct Sim {
+    end: SimTime,
+    warmup: SimTime,
+    reference_bps: f64,
+    sched: Scheduler,
+    links: Vec<Link>,
+    link_info: Vec<LinkInfo>,
+    /// Every route's hops, route after route; a flow's route of direction
+    /// `d` is `hops[route_at[flow][d].0 ..][.. route_at[flow][d].1]`.
+    hops: Vec<Hop>,
+    route_at: Vec<[(u32, u32); 2]>,
+    flows: Vec<FlowInfo>,
+    agents: Vec<Agent>,
+    /// Per flow: the application of a TCP flow that is not a bulk transfer.
+    apps: Vec<Option<CbrApp>>,
+    out: Vec<Packet>,
+    rec: Recorder,
+    flow_drops: Vec<u64>,
+    /// The warm-up snapshot has been taken (or there is none).
+    warm_done: bool,
+    warm_flows: Option<Vec<FlowCount>>,
+    warm_links: Option<Vec<LinkSnapshot>>,
+    /// Some threshold dropper needs the sim to pick its victims.
+    selectors: bool,
+    /// Per link: the TCP flows crossing it, with their selection weights
+    /// (empty unless the link has a threshold dropper).
+    candidates: Vec<Vec<(u32, f64)>>,
+}
+
+impl Sim {
+    /// Run to the end and report.
+    pub fn run(self) -> RunOutput {
+        self.run_until_stopped(|| false)
+            .expect("a run that is never stopped ends")
+    }
+
+    /// Run to the end and report, asking `stop` every 2^15 events (a few
+    /// milliseconds of work) whether to give up; None if it said so (Ctrl-C).
+    pub fn run_until_stopped(mut self, mut stop: impl FnMut() -> bool) -> Option<RunOutput> {
+        let end = self.end;
+        let mut polls: u32 = 0;
+        while let Some((now, ev)) = self.sched.pop_until(end) {
+            polls = polls.wrapping_add(1);
+            if polls % (1 << 15) == 0 && stop() {
+                return None;
+            }
+            match ev {
+                Event::LinkDeliver(l) => {
+                    self.links[l as usize].delivering();
+                    while let Some((_, p)) = self.links[l as usize].pop_arrived(now) {
+                        self.forward(p, now);
+                    }
+                    if let Some(at) = self.links[l as usize].delivered() {
+                        self.sched.schedule(at, Event::LinkDeliver(l));
+                    }
+                }
+                Event::Rto(f) => self.rto_event(f, now),
+                Event::DelAck(f) => {
+                    if let Agent::Tcp { sink, .. } = &mut self.agents[f as usize] {
+                        if let Some(a) = sink.on_delack_timer(now) {
+                            self.forward(a, now);
+                        }
+                    }
+                }
+                Event::UdpSend(f) => self.udp_send(f, now),
+                Event::AppWrite(f) => self.app_write(f, now),
+                Event::PlaybackRead(f) => self.playback_read(f, now),
+                Event::FlowStart(f) => self.start_flow(f, now),
+                Event::FlowStop(f) => match &mut self.agents[f as usize] {
+                    // An application's last write is before the stop (no more
+                    // are scheduled); what it wrote is still sent, as in ns-2.
+                    Agent::Tcp { .. } if self.apps[f as usize].is_some() => {}
+                    Agent::Tcp { snd, .. } => snd.stop(),
+                    Agent::Udp { src, .. } => src.active = false,
+                },
+                Event::Warmup => {
+                    self.warm_done = true;
+                    self.warm_flows = Some(self.flow_counts());
+                    self.warm_links = Some(self.link_counts(now));
+                    self.release_held(end);
+                }
+                Event::Sample => {
+                    for f in 0..self.agents.len() {
+                        self.trace_tcp(f as u32, now);
+                    }
+                    self.sched
+                        .schedule(now + self.rec.interval_ns, Event::Sample);
+                }
+            }
+        }
+        Some(self.report())
+    }
+}
+
+/// Parse, resolve, plan and run a scenario given as JSON; refused if beyond
+/// [`crate::budget`]'s limits.
+pub fn run_json(text: &str) -> Result<(Scenario, RunOutput), crate::scenario::ScenarioError> {
+    let sc = Scenario::from_json(text)?.resolve()?;
+    crate::budget::check(&sc, false)?;
+    let plan = Plan::from_scenario(&sc)?;
+    let out = Sim::new(&plan).run();
+    Ok((sc, out))
+}
