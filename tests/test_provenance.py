@@ -232,3 +232,19 @@ def test_figures_say_which_build_drew_them(tmp_path):
     assert json.loads(info["tcplab"])["build_id"] == provenance.build_id()
     svg = save(fig, tmp_path / "c.svg").read_text()
     assert provenance.build() in svg
+
+
+def test_an_exported_ns2_script_says_what_wrote_it(tmp_path):
+    from tcplab.backends.ns2 import export_tcl
+    from tcplab.scenario import load_scenario
+
+    sc = Path(__file__).resolve().parents[1] / "scenarios" / "d-tahoe-satellite.toml"
+    out = tmp_path / "d.tcl"
+    assert cli(["export-ns2", str(sc), "-o", str(out)]) == 0
+    text = out.read_text()
+    head, body = text.split("\n", 5)[:5], text.split("\n", 5)[5]
+    assert all(line.startswith("# ") for line in head)
+    assert f"build id {provenance.build_id()}" in text and "scenario d-tahoe-satellite, seed" in text
+    assert "export-ns2" in head[3]
+    # nothing else in the script changes: the rest is export_tcl's text
+    assert body == export_tcl(load_scenario(sc))

@@ -30,6 +30,9 @@ def tiny_d3(tmp_path_factory):
 
 
 def test_claims_json_has_the_interface_fields(tiny_d3):
+    meta = json.loads((tiny_d3 / "triple-slowstart" / "meta.json").read_text())
+    assert meta["build_id"] and meta["engine"] == "packet" and meta["paper"] == "triple-slowstart"
+    assert meta["profile"] == "ns2-2.35" and meta["claims_run"] and "reproduce" in meta["command"]
     rows = json.loads((tiny_d3 / "triple-slowstart" / "claims.json").read_text())
     assert [r["id"] for r in rows] == ["D3"]
     for r in rows:

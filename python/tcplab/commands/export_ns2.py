@@ -47,7 +47,8 @@ def main(args) -> int:
         overrides.append((["trace", "series"], series))
     if args.trace_interval is not None:
         overrides.append((["trace", "interval"], args.trace_interval))
-    script = export_tcl(load_scenario(args.scenario, overrides))
+    scenario = load_scenario(args.scenario, overrides)
+    script = _header(scenario) + export_tcl(scenario)
     if args.out:
         try:
             Path(args.out).write_text(script)
@@ -56,3 +57,17 @@ def main(args) -> int:
     else:
         sys.stdout.write(script)
     return 0
+
+
+def _header(scenario: dict) -> str:
+    """Tcl comment lines saying what wrote the script (tcplab.provenance.metadata)."""
+    from tcplab.provenance import metadata
+
+    m = metadata(engine="ns2", seed=scenario.get("seed"))
+    lines = [f"tcplab {m['tcplab_version']}, build {m['build']}"
+             + (f", git {m['git']}" if m["git"] else ""),
+             f"build id {m['build_id']}",
+             f"scenario {scenario.get('name') or '(unnamed)'}, seed {m['seed']}",
+             f"command: {m['command']}",
+             f"written {m['created']} on {m['host']}"]
+    return "".join(f"# {' '.join(line.split())}\n" for line in lines)

@@ -500,6 +500,12 @@ def reproduce(paper: str, claims: list[str] | None = None, mode: str = "quick", 
     order = [c.id for c in p.claims]
     rows = [merged[i] for i in order if i in merged]
     path.write_text(json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
+    # claims.json stays the plain list scripts rely on; what wrote it sits beside it
+    from tcplab.provenance import metadata
+
+    meta = metadata(engine=engine, paper=p.slug, mode=mode, profile=profile,
+                    claims_run=[c.id for c in chosen], seconds=round(wall, 3))
+    (ctx.root / "meta.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False, default=str) + "\n")
     report.write_paper(p, rows, ctx, wall)
     report.write_index(Path(out))
     return verdicts
