@@ -266,7 +266,7 @@ impl Link {
     /// decides; if admitted, the packet's start of transmission and its
     /// arrival time at the next hop follow at once. Returns the cause if
     /// dropped, else (arrival at next hop, Some(start) if it waits in the buffer).
-    #[inline]
+    #[inline(always)]
     fn admit(
         &mut self,
         pkt: &Packet,
