@@ -47,6 +47,17 @@ def test_outages_of_a_link():
 def test_rates_are_the_engines_report():
     g, t = plan.rates_bps([1200], [2], [1000], 2.0)
     assert g.tolist() == [4800.0] and t.tolist() == [8000.0]
+    # the packet engine's own rates, recomputed from its counts, bit for bit
+    import tcplab
+
+    from pathlib import Path
+
+    sc = Path(__file__).resolve().parents[1] / "scenarios" / "b-dumbbell.toml"
+    r = tcplab.run(str(sc), overrides={"duration": "5s", "warmup": "1s"})
+    f = r.flows
+    sizes = [plan.wire_bytes(r.scenario, grp) for grp in f["group"]]
+    g, t = plan.rates_bps(f["delivered_bytes"], f["delivered_packets"], sizes, r.metrics["measured_s"])
+    assert g.tolist() == f["goodput_bps"].tolist() and t.tolist() == f["throughput_bps"].tolist()
 
 
 def test_a_bad_scenario_is_a_user_error():

@@ -59,11 +59,14 @@ def first_data_seq(scenario: Mapping) -> int:
 def rates_bps(delivered_bytes, delivered_packets, wire_bytes_per_packet, measured_s: float):
     """(goodput, throughput) in bit/s over the measurement window: goodput counts
     the payload delivered, throughput the delivered data packets' bytes on the
-    wire — the packet engine's report (`FlowResult`) defines them so."""
-    goodput = np.asarray(delivered_bytes, dtype=float) * 8.0 / measured_s
-    throughput = np.asarray(delivered_packets, dtype=float) * np.asarray(wire_bytes_per_packet, dtype=float) \
-        * 8.0 / measured_s
-    return goodput, throughput
+    wire. The engine defines them (`tcplab_engine::sim::rates_bps`, the packet
+    engine's report uses it); engines that report only counts get theirs here."""
+    n = len(delivered_bytes)
+    wire = np.broadcast_to(np.asarray(wire_bytes_per_packet), (n,))
+    goodput, throughput = _core().rates_bps([int(b) for b in delivered_bytes],
+                                            [int(p) for p in delivered_packets],
+                                            [int(w) for w in wire], float(measured_s))
+    return np.asarray(goodput, dtype=float), np.asarray(throughput, dtype=float)
 
 
 @dataclass(frozen=True)

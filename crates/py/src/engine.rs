@@ -292,6 +292,31 @@ fn flow_times(py: Python<'_>, scenario_json: &str) -> PyResult<Vec<(u64, u64)>> 
     Ok(plan.flows.iter().map(|f| (f.start_ns, f.stop_ns)).collect())
 }
 
+/// (goodput, throughput) in bit/s of each flow from its delivered payload
+/// bytes and data packets, the bytes on the wire of one of its packets and the
+/// window's length: the packet engine's report's definition
+/// (`tcplab_engine::sim::rates_bps`), for engines that report only counts.
+#[pyfunction]
+fn rates_bps(
+    delivered_bytes: Vec<u64>,
+    delivered_packets: Vec<u64>,
+    wire_bytes: Vec<u32>,
+    measured_s: f64,
+) -> PyResult<(Vec<f64>, Vec<f64>)> {
+    if delivered_packets.len() != delivered_bytes.len() || wire_bytes.len() != delivered_bytes.len()
+    {
+        return Err(PyValueError::new_err(
+            "rates_bps: columns of different lengths",
+        ));
+    }
+    Ok(delivered_bytes
+        .iter()
+        .zip(&delivered_packets)
+        .zip(&wire_bytes)
+        .map(|((&b, &p), &w)| tcplab_engine::sim::rates_bps(b, p, w, measured_s))
+        .unzip())
+}
+
 /// The rate (bit/s) a scenario normalizes throughput by (`measure.reference`;
 /// "free" subtracts the clipped mean of every UDP shape).
 #[pyfunction]
@@ -308,5 +333,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(link_outages, m)?)?;
     m.add_function(wrap_pyfunction!(flow_times, m)?)?;
     m.add_function(wrap_pyfunction!(plan, m)?)?;
+    m.add_function(wrap_pyfunction!(rates_bps, m)?)?;
     Ok(())
 }

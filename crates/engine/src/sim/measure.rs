@@ -73,6 +73,24 @@ pub struct RunOutput {
     pub traces: Vec<Table>,
 }
 
+/// (goodput, throughput) in bit/s over a window of `measured_s` seconds:
+/// goodput counts the payload bytes delivered in order, throughput the
+/// delivered data packets' bytes on the wire (`wire_bytes` each). The one
+/// definition: every engine's result gets its rates from here (Python through
+/// `tcplab.plan.rates_bps`).
+#[inline]
+pub fn rates_bps(
+    delivered_bytes: u64,
+    delivered_packets: u64,
+    wire_bytes: u32,
+    measured_s: f64,
+) -> (f64, f64) {
+    (
+        delivered_bytes as f64 * 8.0 / measured_s,
+        (delivered_packets * wire_bytes as u64) as f64 * 8.0 / measured_s,
+    )
+}
+
 impl Sim {
     pub(super) fn flow_counts(&self) -> Vec<FlowCount> {
         self.agents
@@ -137,8 +155,8 @@ impl Sim {
                     stop_s: secs(info.stop),
                     delivered_packets: pk,
                     delivered_bytes: by,
-                    goodput_bps: by as f64 * 8.0 / measured_s,
-                    throughput_bps: (pk * info.packet_size as u64) as f64 * 8.0 / measured_s,
+                    goodput_bps: rates_bps(by, pk, info.packet_size, measured_s).0,
+                    throughput_bps: rates_bps(by, pk, info.packet_size, measured_s).1,
                     sent_packets: a.sent - b.sent,
                     retransmissions: a.retransmissions - b.retransmissions,
                     timeouts: a.timeouts - b.timeouts,

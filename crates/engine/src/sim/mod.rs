@@ -17,7 +17,7 @@ mod measure;
 mod tests;
 
 pub use build::{build_link, link_outages, make_link, udp_departures, udp_source};
-pub use measure::{FlowResult, LinkResult, RunOutput, RunSummary};
+pub use measure::{rates_bps, FlowResult, LinkResult, RunOutput, RunSummary};
 
 use crate::net::link::{Link, LinkSnapshot};
 use crate::net::packet::Packet;
