@@ -202,3 +202,29 @@ def test_defaults_come_from_the_engine_profile(tmp_path, capsys):
     assert rows[("aimd-one", None)]["inputs"]["beta"] == g["beta"]
     assert rows[("gaimd-epoch", "tcp")]["inputs"]["alpha"] == g["alpha"]
     assert rows[("gaimd-window", "tcp")]["inputs"]["rate"] == pytest.approx(1.5e6 / (8 * g["packet_size"]))
+
+
+def _predicted(capsys, path):
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    assert main(["predict", "scenario", str(root / "scenarios" / path), "--json"]) == 0
+    return {p["model"]: p for p in json.loads(capsys.readouterr().out)["predictions"]}
+
+
+def test_paper_d_on_a_two_link_path_predicts_as_on_the_dumbbell(capsys):
+    # the same path, laid out as two links instead of the dumbbell's three: the
+    # bottleneck is the slowest link and tau the routes' delays (it crashed before)
+    two = _predicted(capsys, "d-tahoe-two-link-path.toml")
+    three = _predicted(capsys, "d-tahoe-satellite.toml")
+    for m in ("slowstart-cycle", "slowstart-throughput", "slowstart-ratio"):
+        assert two[m]["applies"] and two[m]["inputs"]["tau"] == pytest.approx(0.56)
+        assert two[m]["value"] == pytest.approx(three[m]["value"], rel=1e-12)
+
+
+def test_models_of_one_shared_link_refuse_a_parking_lot_and_two_way_traffic(capsys):
+    for path, group in (("parking-lot.toml", "cross1"), ("two-way.toml", "rev")):
+        got = _predicted(capsys, path)
+        assert not got["aimd-one"]["applies"]
+        assert group in got["aimd-one"]["reason"] and "does not cross the bottleneck" in got["aimd-one"]["reason"]
+        assert not any(p["applies"] for p in got.values())

@@ -514,16 +514,16 @@ def summarize(res, interval_s: float = 1.0, rtt_factor: float = 1.0, bin_s: floa
     RTT is the scenario's round-trip propagation delay (`traces.base_rtt_s`).
     """
     from tcplab.plan import first_data_seq
+    from tcplab.plan import plan
     from tcplab.traces import base_rtt_s, canonical, payload_bytes
-    from tcplab.units import parse_duration
 
     sc = res.scenario
     tr = canonical(res.traces, res.links)
     flows = res.flows
     tcp_ids = flows.loc[flows["kind"] == "tcp", "id"].tolist()
     n = len(tcp_ids)
-    start = parse_duration(sc.get("warmup", "0s"))
-    end = parse_duration(sc["duration"])
+    p = plan(sc, resolved=True)
+    start, end = p.warmup_s, p.end_s
     rtt = base_rtt_s(sc)
     bin_s = rtt if bin_s is None else bin_s
     out: dict = {"base_rtt_s": rtt, "tcp_flows": n}

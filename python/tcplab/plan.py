@@ -5,10 +5,10 @@ The engine resolves a scenario once (defaults, units, start jitter, join and
 leave schedules, outage draws, the reference rate). Every Python consumer —
 the linux engine, metrics, plots, the paper reproductions, `predict scenario`
 — asks this module for those facts instead of working them out again from the
-TOML or the resolved strings. Today it assembles them from the bindings
-``_core.resolve_scenario``, ``_core.flow_times``, ``_core.link_outages`` and
-``_core.reference_bps``; when the engine hands over a typed plan in one call,
-only this module changes.
+TOML or the resolved strings: `Plan.engine` is the engine's Plan (``_core.plan``:
+links, routes, flow instants, TCP parameters in SI numbers and nanoseconds), and
+the bottleneck, a flow's routes and round-trip propagation delay, the window and
+the rates (``_core.rates_bps``) come from it.
 
 Bytes of a TCP data packet: ``packet_size`` counts the whole packet on the
 wire, ``header_size`` of it is the TCP/IP header (ns-2's ``packetSize_`` is
@@ -137,6 +137,59 @@ class Plan:
     @property
     def first_data_seq(self) -> int:
         return first_data_seq(self.scenario)
+
+    @cached_property
+    def engine(self) -> dict:
+        """The engine's Plan (`_core.plan`) as a dict: every link (rate_bps, delay_ns,
+        buffer_pkts, queue, errors, outages), every flow (start_ns/stop_ns, route as
+        link ids, TCP parameters in SI and ns), end_ns, warmup_ns, reference_bps."""
+        return json.loads(_core().plan(self.json))
+
+    @property
+    def links(self) -> list[dict]:
+        return self.engine["links"]
+
+    @property
+    def end_s(self) -> float:
+        return self.engine["end_ns"] / 1e9
+
+    @property
+    def warmup_s(self) -> float:
+        return self.engine["warmup_ns"] / 1e9
+
+    def flow(self, fid: int) -> dict:
+        """The engine's plan of flow `fid` (route, tcp, udp, app, sizes)."""
+        return self.engine["flows"][int(fid)]
+
+    def first_of(self, group: str | None = None) -> dict:
+        """The engine's plan of the first flow of `group` (default: the first TCP group,
+        else the first group)."""
+        flows = self.engine["flows"]
+        if group is None:
+            return next((f for f in flows if f["kind"] == "tcp"), flows[0])
+        for f in flows:
+            if f["group"] == group:
+                return f
+        raise KeyError(f"no flow group {group!r}")
+
+    def route(self, flow: dict, direction: str = "forward") -> list[dict]:
+        """The links of a flow's route (its plan, from `flow`/`first_of`), in order."""
+        return [self.links[i] for i in flow["route"][direction]]
+
+    def base_rtt_s(self, group: str | None = None) -> float:
+        """Round-trip propagation delay (s) of the first flow of `group` (default: the
+        first TCP group): the delays of its forward and its reverse route, no queueing."""
+        f = self.first_of(group)
+        ns = sum(link["delay_ns"] for d in ("forward", "reverse") for link in self.route(f, d))
+        return ns / 1e9
+
+    def bottleneck(self, group: str | None = None) -> dict:
+        """The link the models call the bottleneck, on the forward route of the first
+        flow of `group`: the dumbbell's `bottleneck`, else the slowest link (the first
+        of equals)."""
+        links = self.route(self.first_of(group))
+        named = [link for link in links if link["name"] == "bottleneck"]
+        return named[0] if named else min(links, key=lambda link: link["rate_bps"])
 
 
 def plan(scenario: Mapping, *, resolved: bool = False) -> Plan:

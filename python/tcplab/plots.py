@@ -75,11 +75,11 @@ def plot(res, kind: str = "cwnd", *, flows=None, start_s: float | None = None, e
 
     if kind not in KINDS:
         raise UserError(f"plot: unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
+    from tcplab.plan import plan
     from tcplab.traces import canonical
-    from tcplab.units import parse_duration
 
     lo = 0.0 if start_s is None else float(start_s)
-    hi = parse_duration(res.scenario["duration"]) if end_s is None else float(end_s)
+    hi = plan(res.scenario, resolved=True).end_s if end_s is None else float(end_s)
     if hi <= lo:
         raise UserError(f"plot: empty time range [{lo}, {hi}] s")
     tr = {name: window(df, lo, hi) for name, df in canonical(res.traces, res.links).items()}
@@ -206,9 +206,8 @@ def _seq(res, tr, sel, lo, hi, **_):
 
 def _rate(res, tr, sel, lo, hi, interval_s=1.0, **_):
     from tcplab import metrics
-    from tcplab.plan import first_data_seq
+    from tcplab.plan import first_data_seq, plan
     from tcplab.traces import payload_bytes
-    from tcplab.units import parse_duration, parse_rate
 
     tcp = _need(tr, "tcp", "ack", "--trace seq")
     sc = res.scenario
@@ -233,14 +232,17 @@ def _rate(res, tr, sel, lo, hi, interval_s=1.0, **_):
                   label=f"{g} goodput ({len(ids)} flows)")
     if len(sel) > 1:
         steps(metrics.allotted_system_goodput(al).to_numpy(), lw=1.2, color=COLORS["total"], label="TCP total goodput")
-    for g, d in sc["flows"].items():
-        if d["kind"] != "udp" or not isinstance(d.get("rate"), (str, int, float)):
-            continue
-        rate = parse_rate(d["rate"]) * d.get("count", 1)
-        on = (edges >= parse_duration(d.get("start", "0s"))) & (edges < parse_duration(d.get("stop", sc["duration"])))
-        ax.plot(edges, np.where(on, rate, 0.0) / 1e6, drawstyle="steps-post", lw=1.2, color=UDP_COLOR, ls="--",
+    p = plan(sc, resolved=True)
+    udp: dict = {}
+    for f in p.engine["flows"]:
+        # constant-rate UDP groups: their sending rate while each flow runs
+        if f["kind"] == "udp" and isinstance(f["udp"]["shape"], (str, int, float)):
+            on = (edges >= f["start_ns"] / 1e9) & (edges < f["stop_ns"] / 1e9)
+            udp[f["group"]] = udp.get(f["group"], 0.0) + np.where(on, f["udp"]["mean_bps"], 0.0)
+    for g, rate in udp.items():
+        ax.plot(edges, rate / 1e6, drawstyle="steps-post", lw=1.2, color=UDP_COLOR, ls="--",
                 label=f"UDP {g} sending rate")
-    ax.axhline(parse_rate(sc["topology"]["bottleneck"]["rate"]) / 1e6, ls=":", lw=0.8, color=COLORS["limit"],
+    ax.axhline(p.bottleneck()["rate_bps"] / 1e6, ls=":", lw=0.8, color=COLORS["limit"],
                label="bottleneck capacity C")
     ax.set_ylim(bottom=0)
     ax.set_ylabel(f"rate (Mb/s, per {interval_s:g} s)")

@@ -158,9 +158,9 @@ class Result:
         playback = (raw.get("traces") or {}).get("playback")
         if playback is not None and len(playback):
             from tcplab.metrics import playback_success
-            from tcplab.units import parse_duration
+            from tcplab.plan import plan
 
-            start = parse_duration(sc.get("warmup", 0.0), "warmup")
+            start = plan(sc, resolved=True).warmup_s
             # paper B7: share of reads that got at least 70 % of their amount
             metrics["app_success_percentage"] = playback_success(
                 playback, start, start + measured_s, 0.7)

@@ -139,21 +139,12 @@ def payload_bytes(flows: pd.DataFrame, scenario: dict) -> pd.Series:
 
 def base_rtt_s(scenario: dict, group: str | None = None) -> float:
     """Round-trip propagation delay (s) of a flow of `group` (default: the first
-    TCP group): twice access + bottleneck + sink access delays, no queueing."""
-    from tcplab.units import parse_duration
+    TCP group): the delays of its forward and reverse routes, no queueing
+    (`tcplab.plan.Plan.base_rtt_s`; on the dumbbell, twice access + bottleneck +
+    sink access)."""
+    from tcplab.plan import plan
 
-    topo = scenario["topology"]
-    groups = scenario["flows"]
-    if group is None:
-        group = next((g for g, d in groups.items() if d["kind"] == "tcp"), next(iter(groups)))
-    g = groups[group]
-    one_way = 0.0
-    for name in ("access", "bottleneck", "sink_access"):
-        link = dict(topo[name])
-        if name != "bottleneck" and isinstance(g.get(name), dict):
-            link.update(g[name])
-        one_way += parse_duration(link["delay"])
-    return 2.0 * one_way
+    return plan(scenario).base_rtt_s(group)
 
 
 def load_run(run_dir: str | Path):

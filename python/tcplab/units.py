@@ -1,14 +1,12 @@
 """Unit strings as scenarios write them ("5ms", "1.5Mbps", "0.4Hz"); plain numbers are SI.
 
-Two kinds of callers. Input a user types, which stays: command-line options
-(`tcplab plot --start/--end/--interval`), sweep axes and overrides
+Only input a user types, which the engine never sees as such: command-line
+options (`tcplab plot --start/--end/--interval`), sweep axes and overrides
 (`sweep/spec.py`, `sweep/keys.py` normalize numbers with units), rates a
-reproduction writes into its own overrides (`reproduce/alpha_beta._bps`).
-And the resolved scenario, whose JSON writes durations and rates back as
-strings: the linux and ns-2 backends, `models/scenario.py`, `metrics.py`,
-`plots.py`, `result.py` (warm-up) and `traces.base_rtt_s` parse them again.
-Those go once the engine hands over its resolved plan in SI numbers and
-nanoseconds (`tcplab.plan`).
+reproduction writes into its own overrides (`reproduce/alpha_beta._bps`), and
+the backends' reading of the resolved scenario where the Plan does not yet
+carry a value (`backends/linux.py`, `backends/ns2.py`). Everything else reads
+the engine's Plan in SI numbers and nanoseconds (`tcplab.plan`).
 """
 
 from __future__ import annotations

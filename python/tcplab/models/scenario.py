@@ -6,10 +6,13 @@ not apply. The scenario is the engine's resolution of it (`tcplab.scenario.resol
 the schema's keys, checked as `tcplab run` checks them, with every default
 filled in by the engine), so no default is restated here.
 
-Derived quantities: the bottleneck rate μ in packets/s (rate / 8·packet_size,
-packet_size on the wire), the round-trip propagation delay
-τ = 2·(access + bottleneck + sink access delay), the bandwidth-delay product μτ
-in packets, and B = `buffer` (packets that can wait: paper D's B).
+Derived quantities, from the engine's Plan (`tcplab.plan`): the bottleneck (the
+dumbbell's, or the slowest link on the first TCP flow's route) and its rate μ in
+packets/s (rate / 8·packet_size, packet_size on the wire), the round-trip
+propagation delay τ (the delays of a flow's forward and reverse routes; on the
+dumbbell 2·(access + bottleneck + sink access delay)), the bandwidth-delay
+product μτ in packets, and B = the bottleneck's buffer (packets that can wait:
+paper D's B).
 """
 
 from __future__ import annotations
@@ -17,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from tcplab import units
 from tcplab.models import aimd, gaimd, slowstart
 from tcplab.models.registry import MODELS
 
@@ -48,6 +50,8 @@ class Path:
     tcp: list[TcpGroup] = field(default_factory=list)
     udp_groups: list[str] = field(default_factory=list)
     access_rate_bps: list[float] = field(default_factory=list)
+    #: groups whose route does not cross the bottleneck (a parking lot's cross flows)
+    elsewhere: list[str] = field(default_factory=list)
 
     @property
     def n_tcp(self) -> int:
@@ -59,22 +63,25 @@ class Path:
 
 
 def read_path(scn: Mapping) -> Path:
-    """The model-relevant part of a *resolved* scenario (`tcplab.scenario.resolve`)."""
-    topo = scn["topology"]
-    bn = topo["bottleneck"]
-    rate = units.parse_rate(bn["rate"], "topology.bottleneck.rate")
-    if rate <= 0:
+    """The model-relevant part of a *resolved* scenario (`tcplab.scenario.resolve`), read
+    from the engine's Plan (`tcplab.plan`): the bottleneck is the dumbbell's, or the
+    slowest link on the first TCP flow's route; each group's RTT is its routes' delays."""
+    from tcplab.plan import plan
+
+    p = plan(scn, resolved=True)
+    bn = p.bottleneck()
+    if bn["rate_bps"] <= 0:
         raise ScenarioValueError("topology.bottleneck.rate: must be positive")
-    d_bn = units.parse_duration(bn["delay"], "topology.bottleneck.delay")
-    path = Path(rate_bps=rate, buffer=int(bn["buffer"]))
+    path = Path(rate_bps=float(bn["rate_bps"]), buffer=int(bn["buffer_pkts"]))
     for name, g in scn["flows"].items():
-        p = f"flows.{name}"
-        links = {}
-        for which in ("access", "sink_access"):
-            link = {**topo[which], **(g.get(which) or {})}
-            links[which] = units.parse_duration(link["delay"], f"{p}.{which}.delay")
-            if which == "access":
-                path.access_rate_bps.append(units.parse_rate(link["rate"], f"{p}.access.rate"))
+        first = p.first_of(name)
+        route = p.route(first)
+        ids = [link["id"] for link in route]
+        if bn["id"] not in ids:
+            path.elsewhere.append(name)
+        else:
+            # the links before the bottleneck: the source's access (paper D's fast link)
+            path.access_rate_bps.extend(link["rate_bps"] for link in route[:ids.index(bn["id"])])
         if g["kind"] == "udp":
             path.udp_groups.append(name)
             continue
@@ -88,7 +95,7 @@ def read_path(scn: Mapping) -> Path:
                 packet_size=int(g["packet_size"]),
                 delayed_ack=bool(g["delayed_ack"]),
                 window=int(g["window"]),
-                rtt_prop_s=2 * (links["access"] + d_bn + links["sink_access"]),
+                rtt_prop_s=p.base_rtt_s(name),
             )
         )
     return path
@@ -195,7 +202,7 @@ def _predict_slowstart(path: Path) -> list[Prediction]:
         why = "delayed acks; paper D's receiver acks every packet"
     elif path.buffer < 1:
         why = "buffer 0; paper D needs B >= 1"
-    elif min(path.access_rate_bps) <= path.rate_bps:
+    elif path.access_rate_bps and min(path.access_rate_bps) <= path.rate_bps:
         why = "access link not faster than the bottleneck; paper D's source sits behind a fast link"
     if why:
         return [Prediction(m, False, why) for m in names]
@@ -236,7 +243,14 @@ def predict_scenario(scn: Mapping) -> list[Prediction]:
     from tcplab.scenario import resolve
 
     path = read_path(resolve(scn))
-    found = _predict_aimd(path) + _predict_alpha(path) + _predict_window_epoch(path) + _predict_slowstart(path)
+    if path.elsewhere:
+        # every model here is of flows sharing one bottleneck
+        why = (f"the route of flow group(s) {', '.join(path.elsewhere)} does not cross the bottleneck "
+               "(the first TCP flow's slowest link, forward); these models assume every flow shares one link")
+        found = [Prediction(m.name, False, why) for m in MODELS if m.name not in _NOT_FROM_A_SCENARIO]
+    else:
+        found = (_predict_aimd(path) + _predict_alpha(path) + _predict_window_epoch(path)
+                 + _predict_slowstart(path))
     done = {p.model for p in found}
     for name, why in _NOT_FROM_A_SCENARIO.items():
         found.append(Prediction(name, False, why))

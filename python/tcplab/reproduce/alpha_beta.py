@@ -31,10 +31,9 @@ import numpy as np
 import pandas as pd
 
 from tcplab.models import gaimd
-from tcplab.plan import payload_bytes, wire_bytes
+from tcplab.plan import payload_bytes, plan, wire_bytes
 from tcplab.reproduce import Claim, Context, Outcome, Paper, scenario_of
 from tcplab.traces import base_rtt_s
-from tcplab.units import parse_duration
 
 SCENARIO = "scenarios/b-dumbbell.toml"
 #: (α, β): smooth … responsive; TCP(1, 0.5) is standard TCP
@@ -47,7 +46,7 @@ PAYLOAD = payload_bytes(_SETUP, "tcp")  # packet_size − header_size
 ACK = 40  # bytes: the engine's (and ns-2's) ack, a bare TCP/IP header; not a scenario key
 PROP_RTT = base_rtt_s(_SETUP)  # 2 × (access + bottleneck + sink access delay)
 BUFFER = int(_SETUP["topology"]["bottleneck"]["buffer"])  # waiting slots = ns-2 queue-limit 50 (its default)
-MIN_RTO = parse_duration(_SETUP["flows"]["tcp"]["min_rto"])  # ns-2 minrto_
+MIN_RTO = plan(_SETUP).first_of("tcp")["tcp"]["min_rto_ns"] / 1e9  # s, ns-2 minrto_
 
 
 def label(p) -> str:

@@ -21,14 +21,13 @@ import pandas as pd
 
 from tcplab.metrics import tahoe_cycles
 from tcplab.models import slowstart as ss
-from tcplab.plan import wire_bytes
+from tcplab.plan import plan, wire_bytes
 from tcplab.reproduce import Claim, Context, Outcome, Paper, scenario_of
 from tcplab.traces import base_rtt_s
-from tcplab.units import parse_rate
 
 SCENARIO = "scenarios/d-tahoe-satellite.toml"
 _SETUP = scenario_of(SCENARIO)
-MU = parse_rate(_SETUP["topology"]["bottleneck"]["rate"]) / (wire_bytes(_SETUP, "tahoe") * 8)  # packets/s
+MU = plan(_SETUP).bottleneck("tahoe")["rate_bps"] / (wire_bytes(_SETUP, "tahoe") * 8)  # packets/s
 TAU = base_rtt_s(_SETUP)  # s, round-trip propagation
 RTT = TAU + 1 / MU  # paper D, Sec. 7: propagation plus one service time
 EXAMPLES = (19, 20, 22)  # Figs. 3–5
