@@ -220,8 +220,13 @@ fn run_scenario<'py>(
 /// Parse, resolve and plan a scenario (JSON text), outside the GIL.
 fn plan_of(py: Python<'_>, scenario_json: &str) -> PyResult<Plan> {
     let text = scenario_json.to_owned();
-    py.detach(move || Scenario::from_json(&text).and_then(|s| Plan::from_scenario(&s)))
-        .map_err(scenario_error)
+    py.detach(move || {
+        let sc = Scenario::from_json(&text)?.resolve()?;
+        // refused before it is built: a plan is built before anything runs
+        tcplab_engine::budget::check_plan(&sc)?;
+        Plan::from_scenario(&sc)
+    })
+    .map_err(scenario_error)
 }
 
 /// The Plan of a scenario (JSON text) as JSON: every link (rate_bps,

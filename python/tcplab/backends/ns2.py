@@ -416,6 +416,9 @@ def _plan(scenario: dict) -> _Plan:
     groups = _require(scenario, "flows", "scenario")
     if not isinstance(groups, dict) or not groups:
         raise Ns2Error("flows: expected at least one flow group")
+    # the engine's plan first: it refuses a scenario too big to plan (budget::check_plan)
+    # before anything here walks its flows one by one
+    times = _engine_flow_times(scenario)
     members = []  # (group, kind, config, access, sink_access) per flow, in id order
     for label in sorted(groups):
         g = groups[label]
@@ -470,7 +473,6 @@ def _plan(scenario: dict) -> _Plan:
         members.extend((label, kind, g, access, sink_access) for _ in range(count))
     if not members:
         raise Ns2Error("flows: every group has count = 0; nothing to simulate")
-    times = _engine_flow_times(scenario)
     last_hop = max(len(chain) - 1, 0)
     flows = [_Flow(fid, label, fkind, g, *times[fid], access, sink_access,
                    tuple(g.get("hops") or (0, last_hop)), bool(g.get("reverse", False)))
