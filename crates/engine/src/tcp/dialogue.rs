@@ -10,6 +10,8 @@ use crate::time::SimTime;
 
 pub fn params(variant: Variant, initial_cwnd: u32, initial_ssthresh: u32) -> TcpParams {
     TcpParams {
+        cc: crate::tcp::cc::Cc::Reno,
+        profile: crate::tcp::profiles::Profile::Ns2v235,
         variant,
         alpha: 1.0,
         beta: 0.5,

@@ -4,7 +4,7 @@
 //! the output. An ack goes to loss recovery, which returns actions; the
 //! connection applies them, telling congestion control the events.
 
-use super::cc::Cc;
+use super::cc::{AckEvent, Controller};
 use super::recovery::{cumulative_ack, Action, Actions, Recovery};
 use super::rtt::RttEstimator;
 pub use super::state::CwndAction;
@@ -28,8 +28,12 @@ pub struct TcpSender {
     pub p: TcpParams,
     /// Sequence space and the facts loss recovery shares.
     pub st: TcpState,
-    pub cc: Cc,
+    pub cc: Controller,
     pub rec: Recovery,
+    /// Send times by packet, for a controller that takes an RTT sample on
+    /// every ack as Linux does (empty otherwise): packet k at slot
+    /// k mod len; `SimTime::MAX` marks a retransmission (Karn's rule).
+    sent_at: Vec<SimTime>,
     pub rtt: RttEstimator,
     /// The sender has been started and not stopped.
     pub active: bool,
@@ -49,8 +53,9 @@ impl TcpSender {
             flow,
             p,
             st: TcpState::new(&p),
-            cc: Cc::new(&p),
+            cc: Controller::new(&p),
             rec: Recovery::new(p.variant),
+            sent_at: Vec::new(),
             rtt: RttEstimator::new(
                 p.tick_ns,
                 p.initial_rto_ns,
@@ -63,6 +68,34 @@ impl TcpSender {
             rto_entry: SimTime::MAX,
             counters: TcpCounters::default(),
         }
+    }
+
+    /// Remember when packet `seqno` left (or that it is a retransmission),
+    /// keeping every packet not yet acked in its own slot.
+    fn note_sent(&mut self, seqno: i64, now: SimTime, rtx: bool) {
+        let span = (seqno - self.st.highest_ack) as usize;
+        if span >= self.sent_at.len() {
+            let len = (2 * span).next_power_of_two().max(64);
+            let mut grown = vec![SimTime::MAX; len];
+            let old = self.sent_at.len();
+            if old > 0 {
+                for k in (self.st.highest_ack + 1)..=self.st.maxseq.min(seqno - 1) {
+                    grown[k as usize & (len - 1)] = self.sent_at[k as usize & (old - 1)];
+                }
+            }
+            self.sent_at = grown;
+        }
+        let len = self.sent_at.len();
+        self.sent_at[seqno as usize & (len - 1)] = if rtx { SimTime::MAX } else { now };
+    }
+
+    /// The RTT of packet `ack`, if it was sent once.
+    fn ack_rtt(&self, ack: i64, now: SimTime) -> Option<SimTime> {
+        if self.sent_at.is_empty() || ack < 0 {
+            return None;
+        }
+        let t = self.sent_at[ack as usize & (self.sent_at.len() - 1)];
+        (t <= now).then(|| now - t)
     }
 
     pub fn variant(&self) -> Variant {
@@ -146,6 +179,9 @@ impl TcpSender {
         let mut pkt = Packet::new(Kind::Data, self.flow, seqno as u32, size);
         let force_timer = self.st.highest_ack == self.st.maxseq;
         self.counters.sent += 1;
+        if self.cc.wants_ack_rtt() {
+            self.note_sent(seqno, now, seqno <= self.st.maxseq);
+        }
         if seqno > self.st.maxseq {
             self.st.maxseq = seqno;
             if !self.rtt.active {
@@ -259,7 +295,15 @@ impl TcpSender {
             Action::NewAck { ack, acked, grow } => {
                 let sample = self.newack_timing(ack, now);
                 if grow {
-                    self.cc.on_ack(acked, sample);
+                    let ack_rtt_ns = self.ack_rtt(ack, now);
+                    self.cc.on_ack(&AckEvent {
+                        now,
+                        acked,
+                        rtt_s: sample,
+                        ack_rtt_ns,
+                        highest_ack: ack,
+                        next_seq: self.st.maxseq + 1,
+                    });
                     if ack == 0 && self.p.syn {
                         self.cc.on_syn_acked();
                     }
