@@ -202,7 +202,7 @@ impl FlowGroup {
             limited_transmit: self.limited_transmit.unwrap_or(d.limited_transmit),
             bug_fix: self.bug_fix.unwrap_or(BUG_FIX),
             syn: self.syn.unwrap_or(d.syn),
-            header_size: self.header_size.unwrap_or(HEADER_SIZE),
+            header_size: self.header_size.unwrap_or(d.header_size),
             packet_size: self.packet_size,
             delayed_ack: self.delayed_ack.unwrap_or(d.delayed_ack),
             delack_interval_ns: self

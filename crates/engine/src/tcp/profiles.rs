@@ -74,6 +74,7 @@ pub struct TcpDefaults {
     pub max_rto_ns: SimTime,
     pub delayed_ack: bool,
     pub delack_interval_ns: SimTime,
+    pub header_size: u32,
 }
 
 const MS: SimTime = 1_000_000;
@@ -87,6 +88,7 @@ impl Profile {
                 variant: d::VARIANT,
                 delayed_ack: d::DELAYED_ACK,
                 delack_interval_ns: d::DELACK_INTERVAL_NS,
+                header_size: d::HEADER_SIZE,
                 initial_cwnd: d::INITIAL_CWND,         // windowInit_ 2
                 syn: d::SYN,                           // syn_ true, delay_growth_ true
                 limited_transmit: d::LIMITED_TRANSMIT, // singledup_ 1
@@ -99,6 +101,7 @@ impl Profile {
                 variant: d::VARIANT,
                 delayed_ack: d::DELAYED_ACK,
                 delack_interval_ns: d::DELACK_INTERVAL_NS,
+                header_size: d::HEADER_SIZE,
                 // ns-default.tcl: "windowInit_ 2 ; default changed on 2001/5/26";
                 // CHANGES.html (floyd, 2001/5/27) and test-suite-tcp.tcl
                 // ("windowInit_ 1 / The default is being changed to 2").
@@ -154,6 +157,10 @@ impl Profile {
                 // modelled.
                 delayed_ack: true,
                 delack_interval_ns: 40 * MS,
+                // net.ipv4.tcp_timestamps 1: every segment carries the
+                // 12-byte timestamp option (10 bytes and 2 NOPs), so a
+                // 1000-byte packet holds 948 bytes of payload
+                header_size: 52,
             },
         }
     }
