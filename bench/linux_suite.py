@@ -250,11 +250,12 @@ def run_case(case, args, store, have, stored, build) -> dict:
     sc_dict = scenario(*case, args.duration, args.warmup)
     row = {"case": name, "rate": case[0], "rtt": case[1], "buffer": case[2], "n": case[3], "cc": case[4]}
     runs = {}
+    # a case one engine cannot run has nothing to compare: neither runs it
+    skips = {e: why_skip(case[4], e, have) for e in ("linux", "packet")}
+    if any(skips.values()):
+        row.update({f"{e}_skipped": why for e, why in skips.items() if why})
+        return row
     for engine in ("linux", "packet"):
-        skip = why_skip(case[4], engine, have)
-        if skip:
-            row[f"{engine}_skipped"] = skip
-            continue
         sc = load_scenario(sc_dict)
         key = point_key(sc, engine, engine_version(engine), build)
         cached = stored.get(key)
