@@ -389,7 +389,33 @@ impl TcpSender {
 #[cfg(test)]
 mod tests {
     use crate::scenario::Variant;
-    use crate::tcp::dialogue::Dialogue;
+    use crate::tcp::cc::Cc;
+    use crate::tcp::dialogue::{params, Dialogue};
+    use crate::tcp::profiles::Profile;
+
+    /// The send times CUBIC's per-ack RTTs come from survive the table's
+    /// growth: 80 packets out past the last ack need more than its first
+    /// 64 slots, and packets 70.., sent at 30 ms, still read 30 ms after.
+    #[test]
+    fn send_times_survive_the_table_growing() {
+        let mut p = params(Variant::Sack, 10, 1000);
+        p.cc = Cc::Cubic;
+        p.profile = Profile::Linux;
+        let mut d = Dialogue::with(p);
+        d.sent(&(0..10).collect::<Vec<_>>());
+        d.ack(10, 9).sent(&(10..30).collect::<Vec<_>>());
+        d.ack(20, 29).sent(&(30..70).collect::<Vec<_>>());
+        assert_eq!(d.s.sent_at.len(), 64);
+        d.ack(30, 69).sent(&(70..150).collect::<Vec<_>>());
+        assert_eq!(d.s.sent_at.len(), 128);
+        let ms = 1_000_000;
+        for k in [70, 75, 100, 133, 149] {
+            assert_eq!(d.s.ack_rtt(k, 100 * ms), Some(70 * ms), "packet {k}");
+        }
+        // Reno under ns-2's profile keeps no table
+        let d = Dialogue::start(Variant::Sack, 10, 1000);
+        assert!(d.s.sent_at.is_empty());
+    }
 
     /// RFC 6298 §5.5: "The host MUST set RTO <- RTO * 2 ("back off the
     /// timer")"; Karn's rule (RFC 6298 §3): "RTT samples MUST NOT be made

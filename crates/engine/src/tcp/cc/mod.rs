@@ -218,3 +218,59 @@ impl Controller {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Cc, Controller};
+    use crate::scenario::Variant;
+    use crate::tcp::dialogue::{params, Dialogue};
+    use crate::tcp::profiles::Profile;
+
+    fn cubic_linux() -> Dialogue {
+        let mut p = params(Variant::Sack, 10, 40);
+        p.cc = Cc::Cubic;
+        p.profile = Profile::Linux;
+        Dialogue::with(p)
+    }
+
+    fn delay_min_us(d: &Dialogue) -> u32 {
+        match &d.s.cc {
+            Controller::Cubic(c) => c.delay_min,
+            _ => unreachable!(),
+        }
+    }
+
+    /// A delayed ack for two segments opens a Linux window by two (RFC 3465
+    /// §2.1, "increased by the number of bytes acknowledged"): 10 → 12, so
+    /// the two freed slots and two more go out. ns-2's agents grow by one
+    /// per ack whatever it covers: 10 → 11.
+    #[test]
+    fn a_linux_window_grows_by_the_segments_an_ack_covers() {
+        let mut d = cubic_linux();
+        d.sent(&(0..10).collect::<Vec<_>>());
+        d.ack(100, 1).sent(&[10, 11, 12, 13]).window(12.0, 40);
+        d.ack(150, 3).sent(&[14, 15, 16, 17]).window(14.0, 40);
+        let mut d = Dialogue::start(Variant::Sack, 10, 40);
+        d.sent(&(0..10).collect::<Vec<_>>());
+        d.ack(100, 1).sent(&[10, 11, 12]).window(11.0, 40);
+    }
+
+    /// CUBIC takes an RTT from every ack, as Linux does: the newest packet
+    /// it covers, sent once. Packet 1 left at 0 and is acked at 100 ms;
+    /// packet 3 (also sent at 0) at 150 ms does not lower the minimum;
+    /// packet 11, sent at 100 ms and acked at 160 ms, does: 60 ms.
+    #[test]
+    fn cubic_samples_the_rtt_of_every_ack() {
+        let mut d = cubic_linux();
+        d.sent(&(0..10).collect::<Vec<_>>());
+        d.ack(100, 1).sent(&[10, 11, 12, 13]);
+        assert_eq!(delay_min_us(&d), 100_000);
+        d.ack(150, 3).sent(&[14, 15, 16, 17]);
+        assert_eq!(delay_min_us(&d), 100_000);
+        // 4..11 acked: 8 segments, cwnd 14 → 22, packets up to 11 + 22 = 33 go out
+        d.ack(160, 11)
+            .sent(&(18..34).collect::<Vec<_>>())
+            .window(22.0, 40);
+        assert_eq!(delay_min_us(&d), 60_000);
+    }
+}
