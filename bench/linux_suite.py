@@ -287,6 +287,12 @@ def run_case(case, args, store, have, stored, build) -> dict:
         lin, pkt = runs["linux"], runs["packet"]
         gl, gp = lin.metrics["goodput_bps"], pkt.metrics["goodput_bps"]
         row["goodput_error"] = (gp - gl) / gl if gl > 0 else float("nan")
+        # per flow (the same flow ids start at the same instants on both engines)
+        fl = np.array(lin.metrics["goodput_per_flow_bps"])
+        fp = np.array(pkt.metrics["goodput_per_flow_bps"])
+        if len(fl) == len(fp) and (fl > 0).all():
+            row["flow_goodput_error"] = float(np.mean(np.abs(fp - fl) / fl))
+        row["jain_linux"], row["jain_packet"] = lin.metrics["jain_index"], pkt.metrics["jain_index"]
         row["cwnd_distance_bdp"] = cwnd_distance(lin, pkt, case, args.warmup, args.duration)
         if "+" in case[4]:
             def share(m, cc):
@@ -321,16 +327,19 @@ def stored_runs(store) -> dict:
 
 
 def summarize(rows: list[dict]) -> dict:
-    by_cc: dict[str, list[float]] = {}
+    by_cc: dict[str, list[dict]] = {}
     for r in rows:
         if "goodput_error" in r and math.isfinite(r["goodput_error"]):
-            by_cc.setdefault(r["cc"], []).append(abs(r["goodput_error"]))
+            by_cc.setdefault(r["cc"], []).append(r)
     out = {}
-    for cc, errs in sorted(by_cc.items()):
-        e = np.array(errs)
-        worst = sorted((r for r in rows if r["cc"] == cc and "goodput_error" in r),
-                       key=lambda r: -abs(r["goodput_error"]))[:3]
+    for cc, rs in sorted(by_cc.items()):
+        e = np.array([abs(r["goodput_error"]) for r in rs])
+        f = np.array([r.get("flow_goodput_error", np.nan) for r in rs])
+        d = np.array([r.get("cwnd_distance_bdp", np.nan) for r in rs])
+        worst = sorted(rs, key=lambda r: -abs(r["goodput_error"]))[:3]
         out[cc] = {"cases": len(e), "median": float(np.median(e)), "p95": float(np.percentile(e, 95)),
+                   "flow_median": float(np.nanmedian(f)), "flow_p95": float(np.nanpercentile(f, 95)),
+                   "cwnd_distance_median": float(np.nanmedian(d)),
                    "worst": [(w["case"], round(w["goodput_error"], 4)) for w in worst]}
     return out
 
@@ -381,10 +390,12 @@ def main(argv=None) -> int:
     summary = {"grid": args.grid, "duration_s": args.duration, "warmup_s": args.warmup,
                "load_avg_end": os.getloadavg(), "per_cc": summarize(rows), "cases": rows}
     (out / "summary.json").write_text(json.dumps(summary, indent=1, default=str) + "\n")
-    print("\nrelative goodput error, packet (linux profile) vs the kernel:")
-    print(f"{'cc':<10} {'cases':>5} {'median':>8} {'p95':>8}  worst")
+    print("\nrelative goodput error, packet (linux profile) vs the kernel "
+          "(total; per flow, mean over a case's flows; cwnd distance in BDPs):")
+    print(f"{'cc':<10} {'cases':>5} {'median':>8} {'p95':>8} {'flow med':>9} {'flow p95':>9} {'cwnd d':>7}  worst")
     for cc, s in summary["per_cc"].items():
-        print(f"{cc:<10} {s['cases']:>5} {s['median']:>8.3f} {s['p95']:>8.3f}  {s['worst']}")
+        print(f"{cc:<10} {s['cases']:>5} {s['median']:>8.3f} {s['p95']:>8.3f} {s['flow_median']:>9.3f} "
+              f"{s['flow_p95']:>9.3f} {s['cwnd_distance_median']:>7.2f}  {s['worst']}")
     skipped = [r["case"] for r in rows if any(k.endswith("_skipped") for k in r)]
     if skipped:
         print(f"skipped ({len(skipped)}): " + ", ".join(skipped))

@@ -554,6 +554,24 @@ impl Scenario {
                     if !(t.beta > 0.0 && t.beta < 1.0) {
                         return Err(err(format!("{p}.beta"), "must be in (0, 1)"));
                     }
+                    // TCP(α, β) is ns-2's Reno agent; Linux's Reno and CUBIC
+                    // have their own constants (resolve fills the defaults in)
+                    let linux = t.profile == crate::tcp::profiles::Profile::Linux;
+                    if t.cc != crate::tcp::cc::Cc::Reno || linux {
+                        for (key, v, d) in [("alpha", t.alpha, ALPHA), ("beta", t.beta, BETA)] {
+                            if v != d {
+                                return Err(err(
+                                    format!("{p}.{key}"),
+                                    format!(
+                                        "applies to cc = \"reno\" under an ns-2 profile (TCP(α, β)); \
+                                         this group has cc = \"{}\"{}",
+                                        t.cc.name(),
+                                        if linux { " and profile = \"linux\"" } else { "" }
+                                    ),
+                                ));
+                            }
+                        }
+                    }
                     if t.packet_size <= t.header_size {
                         return Err(err(
                             format!("{p}.packet_size"),
