@@ -52,7 +52,8 @@ pub enum Profile {
     #[serde(rename = "ns2-2001")]
     Ns2v2001,
     /// Linux's defaults (`include/net/tcp.h`, `net/ipv4/tcp_cong.c`):
-    /// IW10 (`TCP_INIT_CWND`, RFC 6928), SACK recovery, a 200 ms minimum
+    /// IW10 (`TCP_INIT_CWND`, RFC 6928), SACK recovery sending by PRR
+    /// (RFC 6937, `tcp::recovery::sack::Prr`), a 200 ms minimum
     /// RTO (`TCP_RTO_MIN`), a 1 s initial RTO (`TCP_TIMEOUT_INIT`, RFC 6298),
     /// a 120 s maximum (`TCP_RTO_MAX`), delayed acks every second segment
     /// or after 40 ms (`TCP_DELACK_MIN`), and the window counted in

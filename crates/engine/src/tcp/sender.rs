@@ -5,6 +5,7 @@
 //! connection applies them, telling congestion control the events.
 
 use super::cc::{AckEvent, Controller};
+use super::profiles::Profile;
 use super::recovery::{cumulative_ack, Action, Actions, Recovery};
 use super::rtt::RttEstimator;
 pub use super::state::CwndAction;
@@ -54,7 +55,7 @@ impl TcpSender {
             p,
             st: TcpState::new(&p),
             cc: Controller::new(&p),
-            rec: Recovery::new(p.variant),
+            rec: Recovery::new(p.variant, p.profile == Profile::Linux),
             sent_at: Vec::new(),
             rtt: RttEstimator::new(
                 p.tick_ns,

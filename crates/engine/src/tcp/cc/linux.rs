@@ -17,8 +17,8 @@
 //!   equation (4) with cwnd for FlightSize, as Linux does).
 //!
 //! Loss recovery stays the flow's variant: entering recovery sets cwnd to
-//! ssthresh at once (PRR, which spreads the reduction over the recovery
-//! round, is not modelled), a timeout sets cwnd to one segment.
+//! ssthresh at once (under SACK, PRR then paces what recovery sends, see
+//! `tcp::recovery::sack::Prr`), a timeout sets cwnd to one segment.
 
 use super::Reduction;
 use crate::scenario::TcpParams;
