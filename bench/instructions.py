@@ -5,6 +5,7 @@ shared machine is noise; executed instructions are repeatable).
     python3 bench/instructions.py                 # the three bench scenarios, full length
     python3 bench/instructions.py --only b_sack10_10mbps --profile /tmp/cg.out
     python3 bench/instructions.py --features no-probes   # probes compiled out
+    python3 bench/instructions.py --only b_sack10_10mbps --set flows.sack.cc=cubic   # CUBIC vs Reno
 
 Runs `valgrind --tool=cachegrind --cache-sim=no` (or callgrind with --profile,
 whose output `callgrind_annotate` reads) on the `run_scenario` example. Prints
@@ -35,7 +36,15 @@ def main(argv=None) -> int:
                     help="run callgrind and write its profile here (one scenario: use --only)")
     ap.add_argument("--features", default="", help="cargo features of tcplab-engine for this build")
     ap.add_argument("--json", default=None, metavar="FILE", help="also write the rows as JSON")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="change a scenario key (dotted path; the value read as TOML), e.g. flows.sack.cc=cubic")
     args = ap.parse_args(argv)
+    sets = []
+    for kv in args.set:
+        key, sep, value = kv.partition("=")
+        if not sep:
+            ap.error(f"--set {kv!r}: expected KEY=VALUE")
+        sets.append((key.split("."), tomllib.loads(f"v = {value}")["v"]))
     target = ROOT / "target" / ("instr-" + args.features if args.features else "release")
     cmd = ["cargo", "build", "--release", "-q", "-p", "tcplab-engine", "--example", "run_scenario"]
     if args.features:
@@ -49,6 +58,11 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
             sc = tomllib.loads((ROOT / "bench" / "scenarios" / f"{name}.toml").read_text())
+            for path, value in sets:
+                d = sc
+                for part in path[:-1]:
+                    d = d.setdefault(part, {})
+                d[path[-1]] = value
             src, dst = Path(tmp) / "sc.json", Path(tmp) / "out.json"
             src.write_text(json.dumps(sc))
             if args.profile:

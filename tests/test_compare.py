@@ -20,8 +20,6 @@ sink_access = { rate = "100Mbps", delay = "0ms", buffer = 1000 }
 [flows.tcp]
 kind = "tcp"
 variant = "reno"
-[linux]
-profile = "ns2"
 """
 
 

@@ -34,7 +34,7 @@ def smoke(**extra) -> dict:
             "access": {"rate": "100Mbps", "delay": "0ms", "buffer": 1000},
             "sink_access": {"rate": "100Mbps", "delay": "0ms", "buffer": 1000},
         },
-        "flows": {"tcp": {"kind": "tcp", "variant": "reno"}},
+        "flows": {"tcp": {"kind": "tcp", "variant": "reno", "profile": "linux"}},
     }
     sc.update(extra)
     return sc
@@ -134,13 +134,23 @@ def test_access_errors_are_refused():
 def test_ns2_profile_switches_linux_extras_off():
     from tcplab.scenario import load_scenario
 
-    p = linux._plan(load_scenario(smoke(linux={"profile": "ns2"})))["opts"]
+    ns2 = {"tcp": {"kind": "tcp", "variant": "reno"}}  # profile unset: ns-2 2.35's
+    p = linux._plan(load_scenario(smoke(flows=ns2)))["opts"]
     assert p == {"cc": "reno", "sack": False, "rack": False, "tlp": False, "frto": False,
                  "timestamps": False, "initial_cwnd": 2, "min_rto_s": 0.2, "quickack": True}
-    p = linux._plan(load_scenario(smoke(linux={"profile": "ns2", "min_rto": "1s", "cc": "cubic"})))["opts"]
+    ns2["tcp"]["cc"] = "cubic"
+    p = linux._plan(load_scenario(smoke(flows=ns2, linux={"min_rto": "1s"})))["opts"]
     assert p["min_rto_s"] == 1.0 and p["cc"] == "cubic"
     d = linux._plan(load_scenario(smoke()))["opts"]
     assert d["sack"] and d["rack"] and d["tlp"] and d["initial_cwnd"] is None and d["min_rto_s"] is None
+
+
+def test_one_kernel_profile_for_all_tcp_groups():
+    from tcplab.scenario import load_scenario
+
+    sc = smoke(flows={"a": {"kind": "tcp", "profile": "linux"}, "b": {"kind": "tcp"}})
+    with pytest.raises(UserError, match=r"flows\.b\.profile"):
+        linux._plan(load_scenario(sc))
 
 
 def test_the_peak_finder_sees_each_recovery_once():
@@ -154,13 +164,23 @@ def test_the_peak_finder_sees_each_recovery_once():
 def test_congestion_control_per_group():
     from tcplab.scenario import load_scenario
 
-    sc = smoke(flows={"a": {"kind": "tcp"}, "b": {"kind": "tcp", "count": 2}},
-               linux={"cc": "reno", "group_cc": {"b": "cubic"}})
+    sc = smoke(flows={"a": {"kind": "tcp"}, "b": {"kind": "tcp", "count": 2, "cc": "cubic"}})
     plan = linux._plan(load_scenario(sc))
     assert [(f["group"], f["cc"]) for f in plan["tcp"]] == [("a", "reno"), ("b", "cubic"), ("b", "cubic")]
-    sc["linux"]["group_cc"] = {"c": "bbr"}
-    with pytest.raises(UserError, match=r"linux\.group_cc\.c"):
-        linux._plan(load_scenario(sc))
+
+
+@pytest.mark.parametrize("old, path, new", [
+    ({"cc": "cubic"}, "linux.cc", 'cc = "cubic"'),
+    ({"group_cc": {"tcp": "cubic"}}, "linux.group_cc", 'flows.tcp.cc = "cubic"'),
+    ({"profile": "linux"}, "linux.profile", 'profile = "linux"'),
+    ({"profile": "ns2"}, "linux.profile", 'profile = "ns2-2.35"'),
+])
+def test_the_old_linux_keys_say_where_they_went(old, path, new):
+    from tcplab.scenario import load_scenario
+
+    with pytest.raises(UserError) as e:
+        load_scenario(smoke(linux=old))
+    assert path in str(e.value) and new in str(e.value)
 
 
 def staggered(**extra) -> dict:

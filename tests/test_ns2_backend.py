@@ -16,6 +16,7 @@ import stat
 import pytest
 
 from tcplab.backends.ns2 import (
+    Ns2CannotRun,
     Ns2Error,
     _unwrap,
     export_tcl,
@@ -110,6 +111,12 @@ def test_export_refuses_what_ns2_cannot_express():
     s = scenario({"tcp": tcp_group(ecn=True)})
     with pytest.raises(Ns2Error, match="flows.tcp.ecn"):
         export_tcl(s)
+    # the cc key: Reno is what ns-2's agents run; CUBIC and Linux's defaults they cannot
+    assert "Agent/TCP/Reno" in export_tcl(scenario({"tcp": tcp_group(cc="reno")}))
+    with pytest.raises(Ns2CannotRun, match="flows.tcp.cc: .*'cubic'"):
+        export_tcl(scenario({"tcp": tcp_group(cc="cubic")}))
+    with pytest.raises(Ns2CannotRun, match="flows.tcp.profile"):
+        export_tcl(scenario({"tcp": tcp_group(profile="linux")}))
     assert issubclass(Ns2Error, UserError)  # the CLI prints it and exits 2
 
 

@@ -62,7 +62,7 @@ _BASE = {"duration": "10s",
 # ("—"). tests/test_docs.py checks that every optional field of the engine's schema
 # reaches the reference this way or through an example.
 _PROBES = [
-    {"flows": {"tcp": {"profile": "ns2-2001", "tick_seed": 1,
+    {"flows": {"tcp": {"profile": "ns2-2001", "cc": "reno", "tick_seed": 1,
                        "app": {"kind": "cbr", "rate": "100kbps", "send_buffer": 10,
                                "when_full": "block", "read": "1KB", "interval": "1s"}},
                "udp": {"rate": {"shape": "sine", "mean": "100kbps", "amplitude": "50kbps",
@@ -74,7 +74,7 @@ _PROBES = [
                                  "threshold": {"threshold": 3, "immunity": "1s",
                                                "selection": "rate-independent",
                                                "bias": {"tcp": 2.0}}}}},
-    {"linux": {"profile": "linux", "cc": "reno", "group_cc": {"tcp": "reno"}, "sack": True,
+    {"linux": {"sack": True,
                "rack": True, "tlp": True, "frto": True, "timestamps": True, "initial_cwnd": 10,
                "min_rto": "200ms", "quickack": False, "sample_interval": "10ms"}},
 ]

@@ -141,7 +141,9 @@ def _plan(sc: dict) -> dict:
             raise LinuxError(f"topology.{name}.errors: the linux engine emulates errors on the "
                              "bottleneck only (its access links are constant delays)")
     lx = dict(sc.get("linux") or {})
-    profile = lx.get("profile", "linux")
+    # the kernel's profile follows the flow groups' `profile`: "linux" runs the
+    # kernel's defaults, the ns-2 profiles run it as close to ns-2's agents as it goes
+    kernel_profile = {}
     series = list((sc.get("trace") or {}).get("series") or [])
     bad = [s for s in series if s not in ("cwnd", "inflight", "seq", "drops")]
     if bad:
@@ -187,7 +189,13 @@ def _plan(sc: dict) -> dict:
             sizes.add(size)
             variants.add(g["variant"])
             delayed.add(bool(g.get("delayed_ack", False)))
-            cc = (lx.get("group_cc") or {}).get(label, lx.get("cc", "reno"))
+            cc = g.get("cc") or "reno"
+            kernel_profile.setdefault("linux" if g.get("profile") == "linux" else "ns2", label)
+            if len(kernel_profile) > 1:
+                a, b = kernel_profile.values()
+                raise LinuxError(f"{path}.profile: the linux engine runs every TCP flow in one kernel "
+                                 f"namespace, with one profile; flows.{a} and flows.{b} differ (set the "
+                                 "same profile on every TCP group)")
             for _ in range(int(g["count"])):
                 f = times[fid]
                 tcp.append({"id": fid, "group": label, "variant": g["variant"], "cc": cc,
@@ -199,9 +207,6 @@ def _plan(sc: dict) -> dict:
             for _ in range(int(g["count"])):
                 udp.append({"id": fid, "group": label})
                 fid += 1
-    for label in lx.get("group_cc") or {}:
-        if sc["flows"].get(label, {}).get("kind") != "tcp":
-            raise LinuxError(f"linux.group_cc.{label}: no TCP flow group {label!r} in flows")
     if not tcp:
         raise LinuxError("flows: the linux engine needs at least one TCP flow (UDP is emulated "
                          "inside the bottleneck; without TCP there is nothing real to run)")
@@ -214,15 +219,16 @@ def _plan(sc: dict) -> dict:
     if mtu < 576 or mtu > 9000:
         raise LinuxError(f"packet_size {mtu}: the linux engine needs an MTU in [576, 9000]")
 
+    profile = next(iter(kernel_profile), "ns2")
     ns2 = profile == "ns2"
     first = tcp[0]
     mins = {f["min_rto_s"] for f in tcp}
     iws = {f["initial_cwnd"] for f in tcp}
     if ns2 and (len(mins) > 1 or len(iws) > 1):
-        raise LinuxError("flows: with linux.profile = \"ns2\" every TCP group must share min_rto and "
+        raise LinuxError("flows: under an ns-2 profile every TCP group must share min_rto and "
                          "initial_cwnd (they are options of the one route)")
     opts = {
-        "cc": lx.get("cc", "reno"),
+        "cc": first["cc"],
         "sack": lx.get("sack", ("sack" in variants) if ns2 else True),
         "rack": lx.get("rack", not ns2),
         "tlp": lx.get("tlp", not ns2),
@@ -233,8 +239,8 @@ def _plan(sc: dict) -> dict:
         "quickack": lx.get("quickack", (True not in delayed) if ns2 else False),
     }
     if ns2 and len(variants) > 1 and "sack" in variants and "sack" not in lx:
-        raise LinuxError("flows: SACK is one switch of the sender namespace; with linux.profile = "
-                         "\"ns2\" the TCP groups cannot mix variant \"sack\" with others (set linux.sack)")
+        raise LinuxError("flows: SACK is one switch of the sender namespace; under an ns-2 profile "
+                         "the TCP groups cannot mix variant \"sack\" with others (set linux.sack)")
     duration = parse_duration(sc["duration"])
     return {"profile": profile, "opts": opts, "tcp": tcp, "udp": udp, "mtu": mtu,
             "fwd_extra_s": extra[0], "rev_extra_s": extra[1], "series": series,
@@ -339,9 +345,7 @@ def run_linux(scenario: dict, *, workdir: str | None = None, keep: bool = False)
     have = Path("/proc/sys/net/ipv4/tcp_available_congestion_control").read_text().split()
     for f in plan["tcp"]:
         if f["cc"] not in have:
-            where = f"linux.group_cc.{f['group']}" if f["group"] in (scenario.get("linux") or {}).get("group_cc", {}) \
-                else "linux.cc"
-            raise LinuxError(f"{where}: congestion control {f['cc']!r} is not available in this kernel "
+            raise LinuxError(f"flows.{f['group']}.cc: congestion control {f['cc']!r} is not available in this kernel "
                              f"(it has {', '.join(have)})")
     emu = emulator_binary()
     cleanup_stale()

@@ -106,7 +106,7 @@ _RED_PINNED = (("setbit_", "false"), ("use_mark_p_", "true"), ("mark_p_", "0.1")
                ("adaptive_", "0"), ("cautious_", "0"), ("feng_adaptive_", "0"),
                ("drop_tail_", "true"), ("drop_front_", "false"), ("drop_rand_", "false"),
                ("ns1_compat_", "false"), ("doubleq_", "false"), ("summarystats_", "false"))
-_TCP_KEYS = {"kind", "count", "variant", "profile", "packet_size", "alpha", "beta", "window",
+_TCP_KEYS = {"kind", "count", "cc", "variant", "profile", "packet_size", "alpha", "beta", "window",
              "max_cwnd", "initial_cwnd", "initial_ssthresh", "initial_rto", "min_rto",
              "max_rto", "tick", "tick_seed", "dupack_threshold", "limited_transmit", "bug_fix", "syn",
              "header_size", "delayed_ack", "delack_interval", "start", "start_jitter",
@@ -428,6 +428,13 @@ def _plan(scenario: dict) -> _Plan:
         kind = g.get("kind")
         if kind == "tcp":
             _check_keys(g, _TCP_KEYS, path)
+            if g.get("cc", "reno") != "reno":
+                raise Ns2CannotRun(f"{path}.cc: ns-2 2.35's one-way agents run Reno-family "
+                                   f"congestion control only, not {g['cc']!r}")
+            if g.get("profile") == "linux":
+                raise Ns2CannotRun(f"{path}.profile: \"linux\" grows the window per acked segment "
+                                   "(RFC 3465) and reduces it as Linux does, which ns-2's agents do not; "
+                                   "run it on the packet or linux engine")
             variant = _require(g, "variant", path)
             if variant not in TCP_CLASSES:
                 raise Ns2Error(f"{path}.variant: expected one of "

@@ -181,9 +181,12 @@ impl FlowGroup {
     pub fn tcp_params(&self) -> TcpParams {
         // the profile's defaults (ns-2 2.35's, or the paper era's) for the
         // keys a profile changes; the rest from defaults.rs
-        let d = self.profile.unwrap_or_default().defaults();
+        let profile = self.profile.unwrap_or_default();
+        let d = profile.defaults();
         TcpParams {
-            variant: self.variant.unwrap_or(VARIANT),
+            cc: self.cc.unwrap_or_default(),
+            profile,
+            variant: self.variant.unwrap_or(d.variant),
             alpha: self.alpha.unwrap_or(ALPHA),
             beta: self.beta.unwrap_or(BETA),
             window: self.window.unwrap_or(DEFAULT_WINDOW),
@@ -199,13 +202,13 @@ impl FlowGroup {
             limited_transmit: self.limited_transmit.unwrap_or(d.limited_transmit),
             bug_fix: self.bug_fix.unwrap_or(BUG_FIX),
             syn: self.syn.unwrap_or(d.syn),
-            header_size: self.header_size.unwrap_or(HEADER_SIZE),
+            header_size: self.header_size.unwrap_or(d.header_size),
             packet_size: self.packet_size,
-            delayed_ack: self.delayed_ack.unwrap_or(DELAYED_ACK),
+            delayed_ack: self.delayed_ack.unwrap_or(d.delayed_ack),
             delack_interval_ns: self
                 .delack_interval
                 .map(|x| x.0)
-                .unwrap_or(DELACK_INTERVAL_NS),
+                .unwrap_or(d.delack_interval_ns),
         }
     }
 }

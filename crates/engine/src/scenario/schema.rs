@@ -1,6 +1,7 @@
 //! The scenario's serde structs: what a scenario file may say.
 
 use super::defaults::*;
+use crate::tcp::cc::Cc;
 use crate::tcp::profiles::Profile;
 use crate::time::{Bytes, Duration, Freq, Rate, SimTime};
 use serde::{Deserialize, Serialize};
@@ -41,16 +42,14 @@ pub struct Scenario {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct LinuxSpec {
-    /// "linux": the kernel's defaults (SACK, RACK/TLP, F-RTO, timestamps,
-    /// IW10, delayed acks); "ns2": as close to ns-2's agents as Linux goes
-    /// (SACK only for variant "sack", no RACK/TLP/F-RTO/timestamps, the
-    /// flow's initial_cwnd and min_rto, no delayed acks unless delayed_ack).
+    /// Moved: the flow group's `profile` ("linux" for the kernel's
+    /// defaults). Kept only to say so.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<LinuxProfile>,
-    /// Congestion control of every TCP flow: "reno" (default), "cubic", "bbr", ...
+    /// Moved: the flow group's `cc`. Kept only to say so.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cc: Option<String>,
-    /// Per TCP group, a congestion control other than `cc` (`[linux.group_cc] bulk = "cubic"`).
+    /// Moved: the flow group's `cc`. Kept only to say so.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group_cc: Option<BTreeMap<String, String>>,
     /// net.ipv4.tcp_sack
@@ -597,10 +596,17 @@ pub struct FlowGroup {
     pub app: Option<AppSpec>,
 
     // --- TCP (None until resolved; rejected for UDP) ---
+    /// Congestion control: "reno" (unset: TCP(α, β), Reno's by default) or
+    /// "cubic" (`crate::tcp::cc`). Every engine reads it: the `linux` engine
+    /// sets the kernel's congestion control by it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cc: Option<Cc>,
+    /// Loss recovery: "tahoe", "reno" (unset), "newreno", "sack" ("sack"
+    /// under the `linux` profile).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variant: Option<Variant>,
-    /// Whose defaults the keys below start from: "ns2-2.35" (unset) or
-    /// "ns2-2001" (`crate::tcp::profiles`); a key set here always wins.
+    /// Whose defaults the keys below start from: "ns2-2.35" (unset),
+    /// "ns2-2001" or "linux" (`crate::tcp::profiles`); a key set here always wins.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<Profile>,
     /// Additive increase, packets per RTT (ns-2 `increase_num_` 1.0).
@@ -788,6 +794,8 @@ pub struct TraceSpec {
 /// each means, `defaults.rs` for each default's origin).
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct TcpParams {
+    pub cc: Cc,
+    pub profile: Profile,
     pub variant: Variant,
     /// Additive increase, packets per RTT.
     pub alpha: f64,

@@ -330,3 +330,46 @@ fn resolved_scenario_round_trips() {
         .unwrap();
     assert_eq!(s.to_json(), again.to_json());
 }
+
+#[test]
+fn linux_profile_and_cc_resolve_and_refuse_what_they_do_not_read() {
+    let s = resolve_with("", r#", "cc": "cubic", "profile": "linux""#).unwrap();
+    let g = &s.flows["tcp"];
+    assert_eq!(
+        g.variant,
+        Some(Variant::Sack),
+        "the linux profile recovers by SACK"
+    );
+    assert_eq!((g.initial_cwnd, g.header_size), (Some(10), Some(52)));
+    assert_eq!(g.delayed_ack, Some(true));
+    assert_eq!(g.tcp_params().cc, crate::tcp::cc::Cc::Cubic);
+    // α and β are TCP(α, β)'s: refused with CUBIC or with Linux's Reno
+    let e = resolve_with("", r#", "cc": "cubic", "beta": 0.8"#).unwrap_err();
+    assert_eq!(e.path, "flows.tcp.beta");
+    assert!(e.message.contains("cc = \"cubic\""), "{e}");
+    let e = resolve_with("", r#", "profile": "linux", "alpha": 2"#).unwrap_err();
+    assert_eq!(e.path, "flows.tcp.alpha");
+    let e = resolve_with("", r#", "cc": "vegas""#).unwrap_err();
+    assert_eq!(e.path, "flows.tcp.cc");
+    assert!(e.message.contains("cubic"), "{e}");
+}
+
+#[test]
+fn the_old_linux_keys_are_refused_with_the_new_spelling() {
+    let with = |linux: &str| {
+        let text = MINIMAL.replace(
+            r#""flows": {"tcp": {"kind": "tcp"}}"#,
+            &format!(r#""flows": {{"tcp": {{"kind": "tcp"}}}}, "linux": {linux}"#),
+        );
+        Scenario::from_json(&text).unwrap().resolve().unwrap_err()
+    };
+    let e = with(r#"{"cc": "cubic"}"#);
+    assert_eq!(e.path, "linux.cc");
+    assert!(e.message.contains("cc = \"cubic\""), "{e}");
+    let e = with(r#"{"group_cc": {"tcp": "bbr"}}"#);
+    assert_eq!(e.path, "linux.group_cc");
+    assert!(e.message.contains("flows.tcp.cc = \"bbr\""), "{e}");
+    let e = with(r#"{"profile": "linux"}"#);
+    assert_eq!(e.path, "linux.profile");
+    assert!(e.message.contains("profile = \"linux\""), "{e}");
+}

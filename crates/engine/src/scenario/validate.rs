@@ -342,6 +342,48 @@ fn validate_points(path: &str, t: &ShapeSpec) -> Result<(), ScenarioError> {
 }
 
 impl Scenario {
+    /// The kernel's congestion control and defaults were once keys of the
+    /// `[linux]` table; they are the flow group's `cc` and `profile` now, so
+    /// one key means one thing on every engine.
+    fn check_moved_linux_keys(&self) -> Result<(), ScenarioError> {
+        let Some(lx) = &self.linux else {
+            return Ok(());
+        };
+        if let Some(cc) = &lx.cc {
+            return Err(err(
+                "linux.cc",
+                format!(
+                    "moved to the flow groups: set cc = \"{cc}\" on each TCP group \
+                     (flows.<label>.cc; every engine reads it)"
+                ),
+            ));
+        }
+        if let Some(gc) = &lx.group_cc {
+            let (label, cc) = gc
+                .iter()
+                .next()
+                .map(|(l, c)| (l.as_str(), c.as_str()))
+                .unwrap_or(("<label>", "cubic"));
+            return Err(err(
+                "linux.group_cc",
+                format!("moved to the flow groups: set flows.{label}.cc = \"{cc}\""),
+            ));
+        }
+        if let Some(p) = &lx.profile {
+            let new = match p {
+                super::LinuxProfile::Linux => "profile = \"linux\"",
+                super::LinuxProfile::Ns2 => "profile = \"ns2-2.35\" (the default: leave it unset)",
+            };
+            return Err(err(
+                "linux.profile",
+                format!(
+                    "moved to the flow groups: set {new} on each TCP group (flows.<label>.profile)"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     pub(crate) fn validate(&self) -> Result<(), ScenarioError> {
         if self.duration.0 == 0 {
             return Err(err("duration", "must be positive"));
@@ -349,6 +391,7 @@ impl Scenario {
         if self.warmup.0 >= self.duration.0 {
             return Err(err("warmup", "must be shorter than duration"));
         }
+        self.check_moved_linux_keys()?;
         self.check_topology()?;
         for (which, l) in self.topology.specs() {
             check_link(&which, l, which == "topology.bottleneck")?;
@@ -436,6 +479,7 @@ impl Scenario {
                         return Err(err(format!("{p}.packet_size"), "must be positive"));
                     }
                     let tcp_only = [
+                        ("cc", g.cc.is_some()),
                         ("variant", g.variant.is_some()),
                         ("profile", g.profile.is_some()),
                         ("alpha", g.alpha.is_some()),
@@ -509,6 +553,24 @@ impl Scenario {
                     }
                     if !(t.beta > 0.0 && t.beta < 1.0) {
                         return Err(err(format!("{p}.beta"), "must be in (0, 1)"));
+                    }
+                    // TCP(α, β) is ns-2's Reno agent; Linux's Reno and CUBIC
+                    // have their own constants (resolve fills the defaults in)
+                    let linux = t.profile == crate::tcp::profiles::Profile::Linux;
+                    if t.cc != crate::tcp::cc::Cc::Reno || linux {
+                        for (key, v, d) in [("alpha", t.alpha, ALPHA), ("beta", t.beta, BETA)] {
+                            if v != d {
+                                return Err(err(
+                                    format!("{p}.{key}"),
+                                    format!(
+                                        "applies to cc = \"reno\" under an ns-2 profile (TCP(α, β)); \
+                                         this group has cc = \"{}\"{}",
+                                        t.cc.name(),
+                                        if linux { " and profile = \"linux\"" } else { "" }
+                                    ),
+                                ));
+                            }
+                        }
                     }
                     if t.packet_size <= t.header_size {
                         return Err(err(

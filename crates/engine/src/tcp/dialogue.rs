@@ -10,6 +10,8 @@ use crate::time::SimTime;
 
 pub fn params(variant: Variant, initial_cwnd: u32, initial_ssthresh: u32) -> TcpParams {
     TcpParams {
+        cc: crate::tcp::cc::Cc::Reno,
+        profile: crate::tcp::profiles::Profile::Ns2v235,
         variant,
         alpha: 1.0,
         beta: 0.5,
@@ -46,8 +48,13 @@ impl Dialogue {
     /// A bulk sender started at t = 0 with this initial window and ssthresh
     /// (no SYN); its first flight is waiting to be checked with `sent`.
     pub fn start(variant: Variant, initial_cwnd: u32, initial_ssthresh: u32) -> Self {
+        Dialogue::with(params(variant, initial_cwnd, initial_ssthresh))
+    }
+
+    /// The same with any parameters.
+    pub fn with(p: TcpParams) -> Self {
         let mut d = Dialogue {
-            s: TcpSender::new(0, params(variant, initial_cwnd, initial_ssthresh), 0.0),
+            s: TcpSender::new(0, p, 0.0),
             out: Vec::new(),
         };
         d.s.start(0, &mut d.out);

@@ -1,7 +1,10 @@
-//! TCP default profiles: which ns-2's defaults a flow group starts from
-//! (`profile = "ns2-2.35"`, the default, or `"ns2-2001"`). A key the scenario
-//! sets always wins over its profile's value — that is how a paper's own
-//! value (a tick, a maximum RTO, a window) is stated.
+//! TCP default profiles: whose defaults a flow group starts from
+//! (`profile = "ns2-2.35"`, the default, `"ns2-2001"`, or `"linux"`). A key
+//! the scenario sets always wins over its profile's value — that is how a
+//! paper's own value (a tick, a maximum RTO, a window) is stated.
+//!
+//! `"linux"` is a current Linux sender and receiver (see [`Profile::Linux`]);
+//! the two ns-2 profiles follow.
 //!
 //! Sources, all from ns-2's own tree (release 2.35, 2011, as mirrored on
 //! GitHub): `tcl/lib/ns-default.tcl` (each default's comment dates its last
@@ -35,6 +38,7 @@
 //! and the sink's `SYN_immediate_ack_` (2010/02; only with delayed acks).
 
 use crate::scenario::defaults as d;
+use crate::scenario::Variant;
 use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
 
@@ -47,11 +51,21 @@ pub enum Profile {
     /// ns-2 before the TCP default changes of May 2001 (see the module docs).
     #[serde(rename = "ns2-2001")]
     Ns2v2001,
+    /// Linux's defaults (`include/net/tcp.h`, `net/ipv4/tcp_cong.c`):
+    /// IW10 (`TCP_INIT_CWND`, RFC 6928), SACK recovery sending by PRR
+    /// (RFC 6937, `tcp::recovery::sack::Prr`), a 200 ms minimum
+    /// RTO (`TCP_RTO_MIN`), a 1 s initial RTO (`TCP_TIMEOUT_INIT`, RFC 6298),
+    /// a 120 s maximum (`TCP_RTO_MAX`), delayed acks every second segment
+    /// or after 40 ms (`TCP_DELACK_MIN`), and the window counted in
+    /// segments acked (RFC 3465; `tcp::cc::linux`) for Reno and CUBIC alike.
+    #[serde(rename = "linux")]
+    Linux,
 }
 
 /// The TCP defaults a profile changes (the others are the same in both).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TcpDefaults {
+    pub variant: Variant,
     pub initial_cwnd: u32,
     pub syn: bool,
     pub limited_transmit: bool,
@@ -59,6 +73,9 @@ pub struct TcpDefaults {
     pub min_rto_ns: SimTime,
     pub initial_rto_ns: SimTime,
     pub max_rto_ns: SimTime,
+    pub delayed_ack: bool,
+    pub delack_interval_ns: SimTime,
+    pub header_size: u32,
 }
 
 const MS: SimTime = 1_000_000;
@@ -69,6 +86,10 @@ impl Profile {
         match self {
             Profile::Ns2v235 => TcpDefaults {
                 // defaults.rs holds ns-2 2.35's values, each with its origin
+                variant: d::VARIANT,
+                delayed_ack: d::DELAYED_ACK,
+                delack_interval_ns: d::DELACK_INTERVAL_NS,
+                header_size: d::HEADER_SIZE,
                 initial_cwnd: d::INITIAL_CWND,         // windowInit_ 2
                 syn: d::SYN,                           // syn_ true, delay_growth_ true
                 limited_transmit: d::LIMITED_TRANSMIT, // singledup_ 1
@@ -78,6 +99,10 @@ impl Profile {
                 max_rto_ns: d::MAX_RTO_NS,             // maxrto_ 60
             },
             Profile::Ns2v2001 => TcpDefaults {
+                variant: d::VARIANT,
+                delayed_ack: d::DELAYED_ACK,
+                delack_interval_ns: d::DELACK_INTERVAL_NS,
+                header_size: d::HEADER_SIZE,
                 // ns-default.tcl: "windowInit_ 2 ; default changed on 2001/5/26";
                 // CHANGES.html (floyd, 2001/5/27) and test-suite-tcp.tcl
                 // ("windowInit_ 1 / The default is being changed to 2").
@@ -106,6 +131,38 @@ impl Profile {
                 // default changed on 2007/03/28 to reflect RFC2988".
                 max_rto_ns: 64 * S,
             },
+            Profile::Linux => TcpDefaults {
+                // net.ipv4.tcp_sack 1: SACK-based recovery (RACK-TLP, the
+                // kernel's loss detection since 4.18, is not modelled: the
+                // scoreboard's three-duplicate rule stands in for it)
+                variant: Variant::Sack,
+                // TCP_INIT_CWND 10 ("Initial window of 10 segments", RFC 6928)
+                initial_cwnd: 10,
+                // the handshake: data start once the SYN is acked
+                syn: true,
+                // with SACK, Linux sends new data on early duplicate acks
+                // (packets in flight exclude the SACKed ones), as RFC 3042
+                limited_transmit: true,
+                // RTTs are measured in µs since 4.x; the estimator's tick
+                tick_ns: MS,
+                // TCP_RTO_MIN (HZ / 5)
+                min_rto_ns: 200 * MS,
+                // TCP_TIMEOUT_INIT (1 * HZ), RFC 6298 §2.1
+                initial_rto_ns: S,
+                // TCP_RTO_MAX (120 * HZ)
+                max_rto_ns: 120 * S,
+                // tcp_send_delayed_ack: an ack per two full segments
+                // (__tcp_ack_snd_check), else after the ato, which starts
+                // at TCP_ATO_MIN = TCP_DELACK_MIN = HZ / 25 (40 ms). The
+                // quick-ack mode of a connection's first segments is not
+                // modelled.
+                delayed_ack: true,
+                delack_interval_ns: 40 * MS,
+                // net.ipv4.tcp_timestamps 1: every segment carries the
+                // 12-byte timestamp option (10 bytes and 2 NOPs), so a
+                // 1000-byte packet holds 948 bytes of payload
+                header_size: 52,
+            },
         }
     }
 }
@@ -129,5 +186,12 @@ mod tests {
         let p: Profile = serde_json::from_str("\"ns2-2001\"").unwrap();
         assert_eq!(p, Profile::Ns2v2001);
         assert!(serde_json::from_str::<Profile>("\"ns2-1999\"").is_err());
+        let p: Profile = serde_json::from_str("\"linux\"").unwrap();
+        assert_eq!(p, Profile::Linux);
+        let d = p.defaults();
+        assert_eq!(
+            (d.initial_cwnd, d.min_rto_ns, d.variant, d.delayed_ack),
+            (10, 200 * MS, Variant::Sack, true)
+        );
     }
 }

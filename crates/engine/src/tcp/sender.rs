@@ -4,7 +4,8 @@
 //! the output. An ack goes to loss recovery, which returns actions; the
 //! connection applies them, telling congestion control the events.
 
-use super::cc::Cc;
+use super::cc::{AckEvent, Controller};
+use super::profiles::Profile;
 use super::recovery::{cumulative_ack, Action, Actions, Recovery};
 use super::rtt::RttEstimator;
 pub use super::state::CwndAction;
@@ -28,8 +29,12 @@ pub struct TcpSender {
     pub p: TcpParams,
     /// Sequence space and the facts loss recovery shares.
     pub st: TcpState,
-    pub cc: Cc,
+    pub cc: Controller,
     pub rec: Recovery,
+    /// Send times by packet, for a controller that takes an RTT sample on
+    /// every ack as Linux does (empty otherwise): packet k at slot
+    /// k mod len; `SimTime::MAX` marks a retransmission (Karn's rule).
+    sent_at: Vec<SimTime>,
     pub rtt: RttEstimator,
     /// The sender has been started and not stopped.
     pub active: bool,
@@ -49,8 +54,9 @@ impl TcpSender {
             flow,
             p,
             st: TcpState::new(&p),
-            cc: Cc::new(&p),
-            rec: Recovery::new(p.variant),
+            cc: Controller::new(&p),
+            rec: Recovery::new(p.variant, p.profile == Profile::Linux),
+            sent_at: Vec::new(),
             rtt: RttEstimator::new(
                 p.tick_ns,
                 p.initial_rto_ns,
@@ -63,6 +69,34 @@ impl TcpSender {
             rto_entry: SimTime::MAX,
             counters: TcpCounters::default(),
         }
+    }
+
+    /// Remember when packet `seqno` left (or that it is a retransmission),
+    /// keeping every packet not yet acked in its own slot.
+    fn note_sent(&mut self, seqno: i64, now: SimTime, rtx: bool) {
+        let span = (seqno - self.st.highest_ack) as usize;
+        if span >= self.sent_at.len() {
+            let len = (2 * span).next_power_of_two().max(64);
+            let mut grown = vec![SimTime::MAX; len];
+            let old = self.sent_at.len();
+            if old > 0 {
+                for k in (self.st.highest_ack + 1)..=self.st.maxseq.min(seqno - 1) {
+                    grown[k as usize & (len - 1)] = self.sent_at[k as usize & (old - 1)];
+                }
+            }
+            self.sent_at = grown;
+        }
+        let len = self.sent_at.len();
+        self.sent_at[seqno as usize & (len - 1)] = if rtx { SimTime::MAX } else { now };
+    }
+
+    /// The RTT of packet `ack`, if it was sent once.
+    fn ack_rtt(&self, ack: i64, now: SimTime) -> Option<SimTime> {
+        if self.sent_at.is_empty() || ack < 0 {
+            return None;
+        }
+        let t = self.sent_at[ack as usize & (self.sent_at.len() - 1)];
+        (t <= now).then(|| now - t)
     }
 
     pub fn variant(&self) -> Variant {
@@ -146,6 +180,9 @@ impl TcpSender {
         let mut pkt = Packet::new(Kind::Data, self.flow, seqno as u32, size);
         let force_timer = self.st.highest_ack == self.st.maxseq;
         self.counters.sent += 1;
+        if self.cc.wants_ack_rtt() {
+            self.note_sent(seqno, now, seqno <= self.st.maxseq);
+        }
         if seqno > self.st.maxseq {
             self.st.maxseq = seqno;
             if !self.rtt.active {
@@ -259,7 +296,15 @@ impl TcpSender {
             Action::NewAck { ack, acked, grow } => {
                 let sample = self.newack_timing(ack, now);
                 if grow {
-                    self.cc.on_ack(acked, sample);
+                    let ack_rtt_ns = self.ack_rtt(ack, now);
+                    self.cc.on_ack(&AckEvent {
+                        now,
+                        acked,
+                        rtt_s: sample,
+                        ack_rtt_ns,
+                        highest_ack: ack,
+                        next_seq: self.st.maxseq + 1,
+                    });
                     if ack == 0 && self.p.syn {
                         self.cc.on_syn_acked();
                     }
@@ -345,7 +390,33 @@ impl TcpSender {
 #[cfg(test)]
 mod tests {
     use crate::scenario::Variant;
-    use crate::tcp::dialogue::Dialogue;
+    use crate::tcp::cc::Cc;
+    use crate::tcp::dialogue::{params, Dialogue};
+    use crate::tcp::profiles::Profile;
+
+    /// The send times CUBIC's per-ack RTTs come from survive the table's
+    /// growth: 80 packets out past the last ack need more than its first
+    /// 64 slots, and packets 70.., sent at 30 ms, still read 30 ms after.
+    #[test]
+    fn send_times_survive_the_table_growing() {
+        let mut p = params(Variant::Sack, 10, 1000);
+        p.cc = Cc::Cubic;
+        p.profile = Profile::Linux;
+        let mut d = Dialogue::with(p);
+        d.sent(&(0..10).collect::<Vec<_>>());
+        d.ack(10, 9).sent(&(10..30).collect::<Vec<_>>());
+        d.ack(20, 29).sent(&(30..70).collect::<Vec<_>>());
+        assert_eq!(d.s.sent_at.len(), 64);
+        d.ack(30, 69).sent(&(70..150).collect::<Vec<_>>());
+        assert_eq!(d.s.sent_at.len(), 128);
+        let ms = 1_000_000;
+        for k in [70, 75, 100, 133, 149] {
+            assert_eq!(d.s.ack_rtt(k, 100 * ms), Some(70 * ms), "packet {k}");
+        }
+        // Reno under ns-2's profile keeps no table
+        let d = Dialogue::start(Variant::Sack, 10, 1000);
+        assert!(d.s.sent_at.is_empty());
+    }
 
     /// RFC 6298 §5.5: "The host MUST set RTO <- RTO * 2 ("back off the
     /// timer")"; Karn's rule (RFC 6298 §3): "RTT samples MUST NOT be made

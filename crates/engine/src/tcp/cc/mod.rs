@@ -9,8 +9,54 @@
 //! Dispatch is an enum and a `match` (one call per ack, on the hot path).
 
 pub mod aimd;
+pub mod cubic;
+pub mod linux;
 
 use crate::scenario::TcpParams;
+use crate::tcp::profiles::Profile;
+use crate::time::SimTime;
+use serde::{Deserialize, Serialize};
+
+/// Which congestion control a flow group runs (the scenario key `cc`). The
+/// same key drives every engine: the simulators build the controller below,
+/// the `linux` engine sets the kernel's `TCP_CONGESTION`.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Cc {
+    /// TCP(α, β) with slow start; plain Reno is (1, ½). Under the `linux`
+    /// profile, Linux's Reno (`tcp_cong.c`: segment counting, RFC 3465).
+    #[default]
+    Reno,
+    /// CUBIC (RFC 9438, Linux's `tcp_cubic.c`), see [`cubic`].
+    Cubic,
+}
+
+impl Cc {
+    pub fn name(self) -> &'static str {
+        match self {
+            Cc::Reno => "reno",
+            Cc::Cubic => "cubic",
+        }
+    }
+}
+
+/// What an ack tells congestion control: the time, the packets it newly
+/// acknowledged, the RTT sample Karn's rule allows (ns-2: one timed packet
+/// per RTT) and, for controllers that want one per ack as Linux takes them,
+/// the RTT of the newest packet it acknowledged; and where the sequence
+/// space is (Linux's HyStart ends its rounds at `snd_nxt`).
+#[derive(Clone, Copy, Debug)]
+pub struct AckEvent {
+    pub now: SimTime,
+    pub acked: i64,
+    pub rtt_s: Option<f64>,
+    /// RTT of the newest packet this ack covers, if it was sent once, ns.
+    pub ack_rtt_ns: Option<SimTime>,
+    /// Highest packet cumulatively acked (`snd_una` − 1).
+    pub highest_ack: i64,
+    /// Next new packet to send (`snd_nxt`).
+    pub next_seq: i64,
+}
 
 /// What a window reduction does (ns-2's `slowdown()` flags).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,29 +71,44 @@ pub enum Reduction {
     Restart,
 }
 
-pub enum Cc {
-    /// TCP(α, β); Reno is (1, ½).
+/// The running controller of one connection.
+pub enum Controller {
+    /// TCP(α, β); Reno is (1, ½) (ns-2's `opencwnd()`/`slowdown()`).
     Aimd(aimd::Aimd),
+    /// Linux's Reno: `tcp_reno_cong_avoid`, `tcp_reno_ssthresh`.
+    LinuxReno(linux::LinuxWindow),
+    Cubic(Box<cubic::Cubic>),
 }
 
-impl Cc {
+impl Controller {
     pub fn new(p: &TcpParams) -> Self {
-        Cc::Aimd(aimd::Aimd::new(
-            p.alpha,
-            p.beta,
-            p.initial_cwnd,
-            p.initial_ssthresh,
-            p.window,
-            p.max_cwnd,
-            p.syn,
-        ))
+        match (p.cc, p.profile) {
+            (Cc::Reno, Profile::Linux) => Controller::LinuxReno(linux::LinuxWindow::new(p)),
+            (Cc::Reno, _) => Controller::Aimd(aimd::Aimd::new(
+                p.alpha,
+                p.beta,
+                p.initial_cwnd,
+                p.initial_ssthresh,
+                p.window,
+                p.max_cwnd,
+                p.syn,
+            )),
+            (Cc::Cubic, _) => Controller::Cubic(Box::new(cubic::Cubic::new(p))),
+        }
+    }
+
+    /// The controller wants an RTT sample on every ack (`AckEvent::ack_rtt_ns`).
+    pub fn wants_ack_rtt(&self) -> bool {
+        matches!(self, Controller::Cubic(_))
     }
 
     /// Congestion window, packets.
     #[inline]
     pub fn cwnd(&self) -> f64 {
         match self {
-            Cc::Aimd(a) => a.cwnd,
+            Controller::Aimd(a) => a.cwnd,
+            Controller::LinuxReno(w) => w.cwnd as f64,
+            Controller::Cubic(c) => c.w.cwnd as f64,
         }
     }
 
@@ -55,17 +116,20 @@ impl Cc {
     #[inline]
     pub fn ssthresh(&self) -> i64 {
         match self {
-            Cc::Aimd(a) => a.ssthresh,
+            Controller::Aimd(a) => a.ssthresh,
+            Controller::LinuxReno(w) => w.ssthresh as i64,
+            Controller::Cubic(c) => c.w.ssthresh as i64,
         }
     }
 
-    /// An ack acknowledged `acked` new packets; `rtt_s` is its RTT sample,
-    /// if Karn's rule allowed one.
+    /// An ack acknowledged new data.
     #[inline]
-    pub fn on_ack(&mut self, acked: i64, rtt_s: Option<f64>) {
-        let _ = (acked, rtt_s); // TCP(α, β) in ns-2 grows per ack, not per byte
+    pub fn on_ack(&mut self, ev: &AckEvent) {
         match self {
-            Cc::Aimd(a) => a.open(),
+            // TCP(α, β) in ns-2 grows per ack, not per packet acked
+            Controller::Aimd(a) => a.open(),
+            Controller::LinuxReno(w) => w.reno_cong_avoid(ev.acked.max(0) as u32),
+            Controller::Cubic(c) => c.on_ack(ev),
         }
     }
 
@@ -79,7 +143,9 @@ impl Cc {
             Reduction::Multiplicative
         };
         match self {
-            Cc::Aimd(a) => a.reduce(how, window, after_timeout),
+            Controller::Aimd(a) => a.reduce(how, window, after_timeout),
+            Controller::LinuxReno(w) => w.reduce(how, w.reno_ssthresh()),
+            Controller::Cubic(c) => c.on_congestion_event(how),
         }
     }
 
@@ -92,7 +158,12 @@ impl Cc {
             Reduction::Restart
         };
         match self {
-            Cc::Aimd(a) => a.reduce(how, window, after_timeout),
+            Controller::Aimd(a) => a.reduce(how, window, after_timeout),
+            Controller::LinuxReno(w) => {
+                let ss = w.rto_ssthresh(w.reno_ssthresh());
+                w.reduce(how, ss);
+            }
+            Controller::Cubic(c) => c.on_rto(how),
         }
     }
 
@@ -101,26 +172,32 @@ impl Cc {
     /// threshold "ssthresh""), once per window; nothing is retransmitted.
     pub fn on_ecn(&mut self, window: f64) {
         match self {
-            Cc::Aimd(a) => a.reduce(Reduction::Multiplicative, window, false),
+            Controller::Aimd(a) => a.reduce(Reduction::Multiplicative, window, false),
+            Controller::LinuxReno(w) => w.reduce(Reduction::Multiplicative, w.reno_ssthresh()),
+            Controller::Cubic(c) => c.on_congestion_event(Reduction::Multiplicative),
         }
     }
 
     /// A partial ack took `packets` out of the window (NewReno's deflation).
     pub fn deflate(&mut self, packets: i64) {
         match self {
-            Cc::Aimd(a) => {
+            Controller::Aimd(a) => {
                 a.cwnd -= packets as f64;
                 if a.cwnd < 1.0 {
                     a.cwnd = 1.0;
                 }
             }
+            Controller::LinuxReno(w) => w.deflate(packets),
+            Controller::Cubic(c) => c.w.deflate(packets),
         }
     }
 
     /// The SYN was acked: start from the initial window (ns-2 `delay_growth_`).
     pub fn on_syn_acked(&mut self) {
         match self {
-            Cc::Aimd(a) => a.cwnd = a.wnd_init,
+            Controller::Aimd(a) => a.cwnd = a.wnd_init,
+            Controller::LinuxReno(w) => w.cwnd = w.wnd_init,
+            Controller::Cubic(c) => c.w.cwnd = c.w.wnd_init,
         }
     }
 
@@ -128,11 +205,72 @@ impl Cc {
     /// (ns-2 `bugfix_ss_`).
     pub fn on_first_packet_lost(&mut self) {
         match self {
-            Cc::Aimd(a) => {
+            Controller::Aimd(a) => {
                 if a.wnd_init > 1.0 {
                     a.wnd_init = 1.0;
                 }
             }
+            // RFC 6928 §2: "if the SYN or SYN/ACK is lost, the initial
+            // window used by a sender after a correctly transmitted SYN MUST
+            // be one segment"
+            Controller::LinuxReno(w) => w.wnd_init = 1,
+            Controller::Cubic(c) => c.w.wnd_init = 1,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Cc, Controller};
+    use crate::scenario::Variant;
+    use crate::tcp::dialogue::{params, Dialogue};
+    use crate::tcp::profiles::Profile;
+
+    fn cubic_linux() -> Dialogue {
+        let mut p = params(Variant::Sack, 10, 40);
+        p.cc = Cc::Cubic;
+        p.profile = Profile::Linux;
+        Dialogue::with(p)
+    }
+
+    fn delay_min_us(d: &Dialogue) -> u32 {
+        match &d.s.cc {
+            Controller::Cubic(c) => c.delay_min,
+            _ => unreachable!(),
+        }
+    }
+
+    /// A delayed ack for two segments opens a Linux window by two (RFC 3465
+    /// §2.1, "increased by the number of bytes acknowledged"): 10 → 12, so
+    /// the two freed slots and two more go out. ns-2's agents grow by one
+    /// per ack whatever it covers: 10 → 11.
+    #[test]
+    fn a_linux_window_grows_by_the_segments_an_ack_covers() {
+        let mut d = cubic_linux();
+        d.sent(&(0..10).collect::<Vec<_>>());
+        d.ack(100, 1).sent(&[10, 11, 12, 13]).window(12.0, 40);
+        d.ack(150, 3).sent(&[14, 15, 16, 17]).window(14.0, 40);
+        let mut d = Dialogue::start(Variant::Sack, 10, 40);
+        d.sent(&(0..10).collect::<Vec<_>>());
+        d.ack(100, 1).sent(&[10, 11, 12]).window(11.0, 40);
+    }
+
+    /// CUBIC takes an RTT from every ack, as Linux does: the newest packet
+    /// it covers, sent once. Packet 1 left at 0 and is acked at 100 ms;
+    /// packet 3 (also sent at 0) at 150 ms does not lower the minimum;
+    /// packet 11, sent at 100 ms and acked at 160 ms, does: 60 ms.
+    #[test]
+    fn cubic_samples_the_rtt_of_every_ack() {
+        let mut d = cubic_linux();
+        d.sent(&(0..10).collect::<Vec<_>>());
+        d.ack(100, 1).sent(&[10, 11, 12, 13]);
+        assert_eq!(delay_min_us(&d), 100_000);
+        d.ack(150, 3).sent(&[14, 15, 16, 17]);
+        assert_eq!(delay_min_us(&d), 100_000);
+        // 4..11 acked: 8 segments, cwnd 14 → 22, packets up to 11 + 22 = 33 go out
+        d.ack(160, 11)
+            .sent(&(18..34).collect::<Vec<_>>())
+            .window(22.0, 40);
+        assert_eq!(delay_min_us(&d), 60_000);
     }
 }

@@ -105,12 +105,17 @@ fn new_ack(st: &mut TcpState, ack: i64, grow: bool) -> Action {
 }
 
 impl Recovery {
-    pub fn new(v: Variant) -> Self {
+    /// `prr`: SACK recovery sends by Proportional Rate Reduction (the
+    /// `linux` profile) instead of ns-2's pipe < cwnd.
+    pub fn new(v: Variant, prr: bool) -> Self {
         match v {
             Variant::Tahoe => Recovery::Tahoe,
             Variant::Reno => Recovery::Reno,
             Variant::NewReno => Recovery::NewReno(newreno::State::default()),
-            Variant::Sack => Recovery::Sack(sack::State::default()),
+            Variant::Sack => Recovery::Sack(sack::State {
+                prr: prr.then(sack::Prr::default),
+                ..Default::default()
+            }),
         }
     }
 

@@ -88,9 +88,69 @@ impl Scoreboard {
     }
 }
 
+/// Proportional Rate Reduction (RFC 6937) as Linux runs it
+/// (`tcp_cwnd_reduction`), for the `linux` profile. RFC 6937 §3.1:
+///
+/// > ```text
+/// > if (pipe > ssthresh) {
+/// >    // Proportional Rate Reduction
+/// >    sndcnt = CEIL(prr_delivered * ssthresh / RecoverFS) - prr_out
+/// > } else {
+/// >    // Two versions of the Reduction Bound
+/// >    if (conservative) {    // PRR-CRB
+/// >      limit = prr_delivered - prr_out
+/// >    } else {               // PRR-SSRB
+/// >      limit = MAX(prr_delivered - prr_out, DeliveredData) + MSS
+/// >    }
+/// >    // Attempt to catch up, as permitted by limit
+/// >    sndcnt = MIN(ssthresh - pipe, limit)
+/// > }
+/// > ```
+///
+/// Linux takes the window before the cut for RecoverFS (`prior_cwnd`),
+/// adds the SSRB's one segment only when the ack advanced `snd_una`, sends
+/// nothing on an ack that delivered nothing, and at least the fast
+/// retransmission. Here `pipe` is the scoreboard's estimate and ssthresh
+/// the window congestion control set on entering recovery; the window it
+/// reports during recovery stays ssthresh (the kernel's is pipe + sndcnt),
+/// where both end.
+#[derive(Default, Clone, Debug)]
+pub struct Prr {
+    /// Packets delivered (cumulatively acked or newly SACKed) since recovery began.
+    pub delivered: i64,
+    /// Packets sent since recovery began, the fast retransmission included.
+    pub out: i64,
+    /// The window before the cut (Linux's RecoverFS).
+    pub prior_cwnd: i64,
+    /// Packets the last ack delivered, and whether it advanced the cumulative ack.
+    this: i64,
+    una_advanced: bool,
+    /// Packets the last ack lets out (computed at its first send).
+    sndcnt: Option<i64>,
+}
+
+impl Prr {
+    /// `sndcnt` for the last ack.
+    fn budget(&self, pipe: i64, ssthresh: i64) -> i64 {
+        if self.this <= 0 {
+            return 0;
+        }
+        let n = if pipe > ssthresh {
+            // CEIL(prr_delivered · ssthresh / RecoverFS) − prr_out
+            (ssthresh * self.delivered + self.prior_cwnd - 1) / self.prior_cwnd.max(1) - self.out
+        } else {
+            let limit = (self.delivered - self.out).max(self.this) + i64::from(self.una_advanced);
+            (ssthresh - pipe).min(limit)
+        };
+        n.max(if self.out == 0 { 1 } else { 0 })
+    }
+}
+
 #[derive(Default)]
 pub struct State {
     pub fastrecov: bool,
+    /// PRR's counters when recovery sends by it (the `linux` profile).
+    pub prr: Option<Prr>,
     /// Estimated packets in the network during fast recovery.
     pub pipe: i64,
     /// Set by a timeout until the next new ack (ns-2 `timeout_`).
@@ -101,6 +161,28 @@ pub struct State {
 impl State {
     #[inline]
     pub fn on_ack(
+        &mut self,
+        st: &mut TcpState,
+        ack: i64,
+        blocks: &[SackBlock],
+        cwnd: f64,
+        acts: &mut Actions,
+    ) {
+        let before = (st.highest_ack, self.scb.total as i64);
+        self.on_ack_inner(st, ack, blocks, cwnd, acts);
+        if self.fastrecov {
+            if let Some(p) = &mut self.prr {
+                let this = (st.highest_ack - before.0) + (self.scb.total as i64 - before.1);
+                p.this = this;
+                p.una_advanced = st.highest_ack > before.0;
+                p.delivered += this.max(0);
+                p.sndcnt = None;
+            }
+        }
+    }
+
+    #[inline]
+    fn on_ack_inner(
         &mut self,
         st: &mut TcpState,
         ack: i64,
@@ -166,6 +248,14 @@ impl State {
         acts.push(Action::ResetTimer { mild: true });
         self.pipe = st.maxseq - st.highest_ack - st.dupack_threshold as i64;
         self.fastrecov = true;
+        if let Some(p) = &mut self.prr {
+            // the fast retransmission below is PRR's first packet out
+            *p = Prr {
+                out: 1,
+                prior_cwnd: cwnd as i64,
+                ..Default::default()
+            };
+        }
         self.scb.mark_retran(st.highest_ack + 1);
         st.last_cwnd_action = CwndAction::Dupack;
         acts.push(Action::EnterRecovery {
@@ -183,7 +273,16 @@ impl State {
         let win = st.window(cwnd);
         let wnd = st.wnd as i64;
         let open = if self.fastrecov {
-            self.pipe < cwnd as i64
+            match &mut self.prr {
+                None => self.pipe < cwnd as i64,
+                Some(p) => {
+                    let pipe = self.pipe;
+                    if p.sndcnt.is_none() {
+                        p.sndcnt = Some(p.budget(pipe, cwnd as i64));
+                    }
+                    p.sndcnt > Some(0)
+                }
+            }
         } else {
             st.t_seqno <= st.last_ack + win
         };
@@ -218,6 +317,14 @@ impl State {
             st.t_seqno = seq + 1;
         }
         self.pipe += 1;
+        if self.fastrecov {
+            if let Some(p) = &mut self.prr {
+                p.out += 1;
+                if let Some(n) = &mut p.sndcnt {
+                    *n -= 1;
+                }
+            }
+        }
         Some(seq)
     }
 
@@ -284,5 +391,36 @@ mod tests {
         // the ack covering recover (17) ends recovery without growth
         d.ack(300, 17).sent(&[19, 20, 21, 22, 23]).window(6.5, 6);
         assert_eq!(d.s.counters.fast_retransmits, 1);
+    }
+
+    /// RFC 6937 under the `linux` profile: while the pipe is above ssthresh,
+    /// recovery sends ssthresh/RecoverFS of what is delivered — here 10/20,
+    /// one new packet per two SACKed — instead of ns-2's silence until
+    /// pipe < cwnd followed by a burst; and it ends at cwnd = ssthresh.
+    #[test]
+    fn prr_sends_in_proportion_to_what_is_delivered() {
+        use crate::scenario::Variant;
+        use crate::tcp::cc::Cc;
+        use crate::tcp::dialogue::{params, Dialogue};
+        use crate::tcp::profiles::Profile;
+        let mut p = params(Variant::Sack, 20, 20);
+        p.cc = Cc::Reno;
+        p.profile = Profile::Linux;
+        let mut d = Dialogue::with(p);
+        d.sent(&(0..20).collect::<Vec<_>>());
+        d.ack(100, 0).sent(&[20]).window(20.0, 20); // packet 1 is lost
+        d.ack_sack(110, 0, &[(2, 3)]).sent(&[21]); // limited transmit
+        d.ack_sack(111, 0, &[(2, 4)]).sent(&[22]);
+        // third dupack: Linux's Reno cuts to 20/2; the fast retransmission is PRR's first out
+        d.ack_sack(112, 0, &[(2, 5)]).sent(&[1]).window(10.0, 10);
+        // delivered 2, 3, 4, 5: sndcnt = ⌈10·delivered/20⌉ − out = 0, 1, 0, 1
+        d.ack_sack(113, 0, &[(2, 6)]).sent(&[]);
+        d.ack_sack(114, 0, &[(2, 7)]).sent(&[23]);
+        d.ack_sack(115, 0, &[(2, 8)]).sent(&[]);
+        d.ack_sack(116, 0, &[(2, 9)]).sent(&[24]);
+        // everything up to recover (22) acked: recovery ends at cwnd = ssthresh
+        d.ack(200, 24)
+            .sent(&(25..35).collect::<Vec<_>>())
+            .window(10.0, 10);
     }
 }
