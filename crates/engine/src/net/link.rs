@@ -117,6 +117,24 @@ pub struct Link {
     outages: Option<Box<Outages>>,
     /// A delivery event for this link is in the event queue.
     delivery_pending: bool,
+    /// The instants counters are snapshot at (warm-up, end), earliest first;
+    /// `SimTime::MAX` for none (see [`Link::set_marks`]).
+    marks: [SimTime; 2],
+    /// Per mark, what was admitted before the snapshot but belongs after the
+    /// mark (a packet handed on at a future instant).
+    late: [Late; 2],
+}
+
+/// Counts that belong after a snapshot instant though they were made before
+/// it: arrivals at later instants, transmissions starting later, the part of
+/// a transmission after it.
+#[derive(Clone, Copy, Debug, Default)]
+struct Late {
+    arrivals: u64,
+    drops: u64,
+    errors: u64,
+    started: u64,
+    busy_ns: u64,
 }
 
 /// A link's cumulative counters at one instant; results over a window are
@@ -184,6 +202,46 @@ impl Link {
             down_from: SimTime::MAX,
             outages: None,
             delivery_pending: false,
+            marks: [SimTime::MAX; 2],
+            late: [Late::default(); 2],
+        }
+    }
+
+    /// The instants [`Link::snapshot`] will be asked for, in order (a run's
+    /// warm-up and end). A link hands packets on to the next link at the
+    /// instant they reach it, which may be after the simulator's now: such
+    /// arrivals, drops and transmissions are set aside per mark, so a snapshot
+    /// at a mark counts exactly what happened before it.
+    pub fn set_marks(&mut self, first: SimTime, second: SimTime) {
+        self.marks = [first.min(second), first.max(second)];
+    }
+
+    /// Set aside an arrival at `now`, and its transmission [start, end) if it
+    /// was admitted, for every mark it falls after (rare: only near a mark).
+    #[cold]
+    #[inline(never)]
+    fn count_late(
+        &mut self,
+        now: SimTime,
+        admitted: Option<(SimTime, SimTime)>,
+        cause: Option<DropCause>,
+    ) {
+        for (m, late) in self.marks.iter().zip(self.late.iter_mut()) {
+            if now > *m {
+                late.arrivals += 1;
+                if let Some(c) = cause {
+                    late.drops += 1;
+                    late.errors += matches!(c, DropCause::Error | DropCause::Outage) as u64;
+                }
+            }
+            if let Some((start, end)) = admitted {
+                if start > *m {
+                    late.started += 1;
+                }
+                if end > *m {
+                    late.busy_ns += end - start.max(*m);
+                }
+            }
         }
     }
 
@@ -274,24 +332,18 @@ impl Link {
     ) -> Result<(SimTime, Option<SimTime>), DropCause> {
         self.counters.arrivals += 1;
         if self.down_from != SimTime::MAX && self.outage_loses(pkt.size_bytes, now) {
-            self.counters.drops += 1;
-            self.counters.errors += 1;
-            return Err(DropCause::Outage);
+            return Err(self.dropped(now, DropCause::Outage));
         }
         if self.impairment.loses() {
-            self.counters.drops += 1;
-            self.counters.errors += 1;
-            return Err(DropCause::Error);
+            return Err(self.dropped(now, DropCause::Error));
         }
         let must_wait = self.busy_until > now;
         if let Queue::DropTail { limit } = self.queue {
             if must_wait && self.waiting(now) >= limit as usize {
-                self.counters.drops += 1;
-                return Err(DropCause::Overflow);
+                return Err(self.dropped(now, DropCause::Overflow));
             }
         } else if let Err(cause) = self.managed_admit(pkt, now, must_wait) {
-            self.counters.drops += 1;
-            return Err(cause);
+            return Err(self.dropped(now, cause));
         }
         let tx = self.tx_time(pkt.size_bytes);
         let start = self.busy_until.max(now);
@@ -307,7 +359,23 @@ impl Link {
         } else {
             None
         };
+        if end > self.marks[0] {
+            self.count_late(now, Some((start, end)), None);
+        }
         Ok((end.saturating_add(self.delay_ns), wait))
+    }
+
+    /// Count a loss of an arrival at `now`.
+    #[inline]
+    fn dropped(&mut self, now: SimTime, cause: DropCause) -> DropCause {
+        self.counters.drops += 1;
+        if matches!(cause, DropCause::Error | DropCause::Outage) {
+            self.counters.errors += 1;
+        }
+        if now > self.marks[0] {
+            self.count_late(now, None, Some(cause));
+        }
+        cause
     }
 
     /// RED and the threshold dropper see every arrival, including those to
@@ -410,7 +478,22 @@ impl Link {
     }
 
     /// The counters at `now` (what a report subtracts at warm-up and at the end).
+    /// At a mark (see [`Link::set_marks`]) exact; the mark is then used up.
     pub fn snapshot(&mut self, now: SimTime) -> LinkSnapshot {
+        if now == self.marks[0] {
+            let late = self.late[0];
+            let c = &self.counters;
+            let snap = LinkSnapshot {
+                arrivals: c.arrivals - late.arrivals,
+                drops: c.drops - late.drops,
+                errors: c.errors - late.errors,
+                sent_packets: c.admitted - late.started,
+                busy_ns: c.busy_ns - late.busy_ns,
+            };
+            self.marks = [self.marks[1], SimTime::MAX];
+            self.late = [self.late[1], Late::default()];
+            return snap;
+        }
         LinkSnapshot {
             arrivals: self.counters.arrivals,
             drops: self.counters.drops,

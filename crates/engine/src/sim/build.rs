@@ -113,7 +113,16 @@ impl Sim {
     pub fn new(plan: &Plan) -> Sim {
         let end = plan.end_ns;
         let seed = plan.seed;
-        let links: Vec<Link> = plan.links.iter().map(|l| build_link(l, seed)).collect();
+        let mut links: Vec<Link> = plan.links.iter().map(|l| build_link(l, seed)).collect();
+        // the report's snapshots (a warm-up of 0 takes none)
+        let warm_mark = if plan.warmup_ns > 0 {
+            plan.warmup_ns
+        } else {
+            SimTime::MAX
+        };
+        for l in &mut links {
+            l.set_marks(warm_mark, end);
+        }
         let link_info = plan
             .links
             .iter()
