@@ -959,7 +959,15 @@ impl OnOff {
                 } else {
                     self.off_len.draw(&mut self.rng)
                 };
-                self.until += len;
+                // A period shorter than the clock's resolution at this time (a
+                // nanosecond is below the ulp of seconds past ~10^7 s) would not
+                // move `until`: the loop must still advance (it hung here).
+                let next = self.until + len;
+                self.until = if next > self.until {
+                    next
+                } else {
+                    self.until.next_up()
+                };
                 continue;
             }
             if !self.on {
@@ -980,6 +988,25 @@ impl OnOff {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A flow starting at 10^8 s with nanosecond on/off periods: adding a
+    /// nanosecond to 10^8 s changes nothing in f64, and the period loop
+    /// spun forever inside one event (Ctrl-C could not stop it either).
+    #[test]
+    fn periods_below_the_clock_resolution_still_end() {
+        let fixed = Period::Fixed(1e-9);
+        let mut s = OnOff::new(0.5e6, fixed.clone(), fixed, Rng::stream(1, 0, 0));
+        let t0: SimTime = 100_000_000 * NS_PER_S;
+        let mut t = t0;
+        for _ in 0..10 {
+            let next = s.next_departure(t, 8000.0);
+            assert!(next >= t);
+            t = next;
+        }
+        // half the time on: 10 packets of 16 ms at 0.5 Mb/s take about 0.32 s
+        let took = (t - t0) as f64 / NS_PER_S as f64;
+        assert!((0.2..0.5).contains(&took), "{took}");
+    }
 
     #[test]
     fn constant_rate_paces_exactly() {
