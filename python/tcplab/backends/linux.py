@@ -45,7 +45,7 @@ from pathlib import Path
 from tcplab import progress
 from tcplab.errors import UserError
 from tcplab.plan import Plan
-from tcplab.units import parse_duration, parse_rate
+from tcplab.units import parse_duration  # the [linux] table's own durations (no engine reads them)
 
 __all__ = ["run_linux", "LinuxError", "emulator_binary", "available"]
 
@@ -123,8 +123,9 @@ def available() -> str | None:
 
 # ------------------------------------------------------------------ the plan
 
-def _link(d: dict) -> tuple[float, float]:
-    return parse_rate(d["rate"]), parse_duration(d["delay"])
+def _link(link: dict) -> tuple[float, float]:
+    """(rate bit/s, delay s) of a link of the engine's plan."""
+    return float(link["rate_bps"]), link["delay_ns"] / 1e9
 
 
 def _plan(sc: dict) -> dict:
@@ -149,14 +150,15 @@ def _plan(sc: dict) -> dict:
     if bad:
         raise LinuxError(f"trace.series: {bad[0]!r} is not recorded by the linux engine "
                          "(it records cwnd, inflight, seq from TCP_INFO samples, and drops)")
-    interval = parse_duration((sc.get("trace") or {}).get("interval", 0))
+    p = Plan(sc)
+    interval = p.engine["trace"]["interval_ns"] / 1e9
     sample_s = interval if interval > 0 else parse_duration(lx.get("sample_interval", "10ms"))
     if sample_s < 0.001:
         raise LinuxError("trace.interval: the linux engine samples TCP_INFO at most every 1 ms")
 
     # every flow's start and stop instants (start jitter, joins, leaves) as the
     # packet engine runs them
-    times = Plan(sc).flows
+    times = p.flows
     extra = None
     tcp, udp = [], []
     sizes, variants, delayed = set(), set(), set()
@@ -177,7 +179,9 @@ def _plan(sc: dict) -> dict:
                                      f"accepts only ns-2's default, {default!r})")
             if g["variant"] == "tahoe":
                 raise LinuxError(f"{path}.variant: Linux has no Tahoe; use reno, newreno or sack")
-            (ar, ad), (sr, sd) = _link(acc), _link(snk)
+            # the group's first flow's access and sink-access links, as the engine plans them
+            route = p.route(p.first_of(label))
+            (ar, ad), (sr, sd) = _link(route[0]), _link(route[-1])
             size = int(g["packet_size"])
             fwd = ad + sd + size * 8 / ar + size * 8 / sr
             rev = ad + sd + 40 * 8 / ar + 40 * 8 / sr
@@ -200,7 +204,7 @@ def _plan(sc: dict) -> dict:
                 f = times[fid]
                 tcp.append({"id": fid, "group": label, "variant": g["variant"], "cc": cc,
                             "start_ns": f.start_ns, "stop_ns": f.stop_ns, "start_s": f.start_s,
-                            "min_rto_s": parse_duration(g["min_rto"]),
+                            "min_rto_s": p.flow(fid)["tcp"]["min_rto_ns"] / 1e9,
                             "initial_cwnd": int(g["initial_cwnd"])})
                 fid += 1
         else:
@@ -241,11 +245,9 @@ def _plan(sc: dict) -> dict:
     if ns2 and len(variants) > 1 and "sack" in variants and "sack" not in lx:
         raise LinuxError("flows: SACK is one switch of the sender namespace; under an ns-2 profile "
                          "the TCP groups cannot mix variant \"sack\" with others (set linux.sack)")
-    duration = parse_duration(sc["duration"])
     return {"profile": profile, "opts": opts, "tcp": tcp, "udp": udp, "mtu": mtu,
             "fwd_extra_s": extra[0], "rev_extra_s": extra[1], "series": series,
-            "sample_s": sample_s, "duration_s": duration,
-            "warmup_s": parse_duration(sc.get("warmup", 0))}
+            "sample_s": sample_s, "duration_s": p.end_s, "warmup_s": p.warmup_s}
 
 
 def _sysctls(opts: dict) -> dict:
@@ -540,7 +542,7 @@ def _result(sc: dict, plan: dict, emu: dict, recv: dict, send: dict) -> dict:
     timing = dict(emu["timing"])
     # A delivery later than a bottleneck packet time batches packets that the
     # model spaced out (a burst a small buffer may not absorb): say so.
-    tx_us = plan["mtu"] * 8 / parse_rate(sc["topology"]["bottleneck"]["rate"]) * 1e6
+    tx_us = plan["mtu"] * 8 / Plan(sc).bottleneck()["rate_bps"] * 1e6
     if timing["late_p99_us_max"] > tx_us:
         timing["warning"] = (f"1% of deliveries were up to {timing['late_p99_us_max']} µs late, more than one "
                              f"bottleneck packet time ({tx_us:.0f} µs): the machine was too busy for exact timing")
