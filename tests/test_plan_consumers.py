@@ -65,3 +65,11 @@ def test_a_bad_scenario_is_a_user_error():
 
     with pytest.raises(UserError, match="flows.a.bogus"):
         plan.plan(scenario(a={"kind": "tcp", "bogus": 1}))
+
+
+def test_a_plan_too_big_to_build_is_a_user_error_naming_the_key():
+    # found by bench/fuzz_py.py: the engine's refusal reached Python as a bare ValueError
+    from tcplab.errors import UserError
+
+    with pytest.raises(UserError, match="flows.a.count"):
+        plan.plan(scenario(a={"kind": "tcp", "count": 10_000_000})).engine

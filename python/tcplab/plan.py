@@ -143,7 +143,12 @@ class Plan:
         """The engine's Plan (`_core.plan`) as a dict: every link (rate_bps, delay_ns,
         buffer_pkts, queue, errors, outages), every flow (start_ns/stop_ns, route as
         link ids, TCP parameters in SI and ns), end_ns, warmup_ns, reference_bps."""
-        return json.loads(_core().plan(self.json))
+        from tcplab.errors import UserError
+
+        try:
+            return json.loads(_core().plan(self.json))
+        except ValueError as exc:  # e.g. a plan too big to build (budget::check_plan)
+            raise UserError(f"scenario: {exc}") from None
 
     @property
     def links(self) -> list[dict]:
