@@ -216,8 +216,10 @@ def fuzz(target: Target, execs: int, seconds: float, limit: float, out: Path) ->
             target.run(x)
         except UserError:
             refused += 1
-        except SystemExit as e:  # argparse's own errors
-            if e.code != 2:
+        except SystemExit as e:  # argparse's own errors, or help asked for (-h, --h…)
+            helped = e.code == 0 and isinstance(x, list) and any(
+                a == "-h" or (len(a) > 2 and "--help".startswith(a)) for a in x)
+            if e.code != 2 and not helped:
                 findings.append((x, f"SystemExit({e.code})"))
             else:
                 refused += 1
