@@ -26,6 +26,8 @@ struct Snap {
     delivered_time: SimTime,
     first_tx: SimTime,
     sent: SimTime,
+    /// Sent more than once (Karn's rule: no RTT sample from it).
+    rtx: bool,
 }
 
 /// One rate sample (`struct rate_sample`).
@@ -64,7 +66,7 @@ impl RateState {
     /// Packet `seq` leaves at `now` with `in_flight` packets out before it
     /// (`tcp_rate_skb_sent`: "if (!tp->packets_out) ... tp->first_tx_mstamp
     /// = tp->delivered_mstamp = tstamp").
-    pub fn on_send(&mut self, seq: i64, now: SimTime, in_flight: i64, highest_ack: i64) {
+    pub fn on_send(&mut self, seq: i64, now: SimTime, in_flight: i64, highest_ack: i64, rtx: bool) {
         if in_flight <= 0 {
             self.first_tx = now;
             self.delivered_time = now;
@@ -88,7 +90,17 @@ impl RateState {
             delivered_time: self.delivered_time,
             first_tx: self.first_tx,
             sent: now,
+            rtx,
         };
+    }
+
+    /// The RTT of packet `ack` at `now`, if it was sent once.
+    pub fn ack_rtt(&self, ack: i64, now: SimTime) -> Option<SimTime> {
+        if self.snaps.is_empty() || ack < 0 {
+            return None;
+        }
+        let p = &self.snaps[ack as usize & (self.snaps.len() - 1)];
+        (!p.rtx && p.sent <= now).then(|| now - p.sent)
     }
 
     /// An ack newly delivered `acked` packets, the newest `ack`

@@ -112,6 +112,9 @@ impl TcpSender {
 
     /// The RTT of packet `ack`, if it was sent once.
     fn ack_rtt(&self, ack: i64, now: SimTime) -> Option<SimTime> {
+        if let Some(r) = &self.rate {
+            return r.ack_rtt(ack, now);
+        }
         if self.sent_at.is_empty() || ack < 0 {
             return None;
         }
@@ -201,11 +204,12 @@ impl TcpSender {
         let mut pkt = Packet::new(Kind::Data, self.flow, seqno as u32, size);
         let force_timer = self.st.highest_ack == self.st.maxseq;
         self.counters.sent += 1;
-        if self.cc.wants_ack_rtt() {
-            self.note_sent(seqno, now, seqno <= self.st.maxseq);
-        }
         if let Some(r) = &mut self.rate {
-            r.on_send(seqno, now, self.st.maxseq - self.st.highest_ack, self.st.highest_ack);
+            // the rate table keeps the send times too
+            let rtx = seqno <= self.st.maxseq;
+            r.on_send(seqno, now, self.st.maxseq - self.st.highest_ack, self.st.highest_ack, rtx);
+        } else if self.cc.wants_ack_rtt() {
+            self.note_sent(seqno, now, seqno <= self.st.maxseq);
         }
         if self.pacing_rate_bps > 0.0 {
             // the next packet may leave one packet time at the pacing rate
