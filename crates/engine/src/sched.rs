@@ -18,6 +18,8 @@ pub enum Event {
     LinkDeliver(u32),
     /// Retransmission timer of TCP flow `i` (may be stale; the sender checks).
     Rto(u32),
+    /// The pacer of TCP flow `i` lets its next packet go (one pending per flow).
+    Pace(u32),
     /// Delayed-ack timer of the receiver of TCP flow `i`.
     DelAck(u32),
     /// UDP flow `i` sends its next packet.

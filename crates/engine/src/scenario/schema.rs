@@ -596,8 +596,8 @@ pub struct FlowGroup {
     pub app: Option<AppSpec>,
 
     // --- TCP (None until resolved; rejected for UDP) ---
-    /// Congestion control: "reno" (unset: TCP(α, β), Reno's by default) or
-    /// "cubic" (`crate::tcp::cc`). Every engine reads it: the `linux` engine
+    /// Congestion control: "reno" (unset: TCP(α, β), Reno's by default),
+    /// "cubic" or "bbr" (paced; `crate::tcp::cc`). Every engine reads it: the `linux` engine
     /// sets the kernel's congestion control by it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cc: Option<Cc>,

@@ -21,6 +21,13 @@ impl Sim {
                     self.sched.schedule(d, Event::Rto(f));
                 }
             }
+            // the pacer: at most one pending event per flow
+            if let Some(d) = snd.pace_deadline {
+                if snd.pace_entry == SimTime::MAX {
+                    snd.pace_entry = d;
+                    self.sched.schedule(d, Event::Pace(f));
+                }
+            }
         }
         if self.rec.tcp_every_change {
             self.trace_tcp(f, now);
@@ -43,6 +50,18 @@ impl Sim {
                 }
                 None => {}
             }
+        }
+        self.after_sender(f, now, &mut out);
+        self.out = out;
+    }
+
+    /// The pacer's time came: send what the window and the pacer allow.
+    pub(super) fn pace_event(&mut self, f: u32, now: SimTime) {
+        let mut out = std::mem::take(&mut self.out);
+        if let Agent::Tcp { snd, .. } = &mut self.agents[f as usize] {
+            snd.pace_entry = SimTime::MAX;
+            snd.pace_deadline = None;
+            snd.send_much(now, 0, &mut out);
         }
         self.after_sender(f, now, &mut out);
         self.out = out;

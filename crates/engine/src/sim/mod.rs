@@ -117,6 +117,7 @@ impl Sim {
                     }
                 }
                 Event::Rto(f) => self.rto_event(f, now),
+                Event::Pace(f) => self.pace_event(f, now),
                 Event::DelAck(f) => {
                     if let Agent::Tcp { sink, .. } = &mut self.agents[f as usize] {
                         if let Some(a) = sink.on_delack_timer(now) {

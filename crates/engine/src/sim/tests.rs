@@ -91,3 +91,63 @@ fn links_that_hand_packets_on_count_as_if_every_hop_were_an_event() {
         }
     }
 }
+
+fn f64s<'a>(t: &'a crate::record::Table, name: &str) -> &'a [f64] {
+    match &t.columns.iter().find(|c| c.0 == name).unwrap().1 {
+        crate::record::Column::F64(v) => v,
+        _ => panic!("{name} is not f64"),
+    }
+}
+
+fn i64s<'a>(t: &'a crate::record::Table, name: &str) -> &'a [i64] {
+    match &t.columns.iter().find(|c| c.0 == name).unwrap().1 {
+        crate::record::Column::I64(v) => v,
+        _ => panic!("{name} is not i64"),
+    }
+}
+
+/// One BBR flow on a clean 10 Mb/s link (RTT 50 ms, BDP 62 packets, a
+/// 1-BDP buffer): it reaches the link rate with no loss and a small
+/// standing queue (pacing at the estimated rate; 5/4 probing adds at most
+/// a quarter of a BDP), and its window drops to 4 packets (probe-rtt)
+/// about every 10 s ("Window length of min_rtt filter (in sec)": 10).
+#[test]
+fn bbr_fills_a_clean_link_with_a_small_queue_and_probes_rtt_every_10_s() {
+    let json = r#"{"duration": "45s", "warmup": "5s", "seed": 1,
+        "topology": {
+          "bottleneck": {"rate": "10Mbps", "delay": "23ms", "buffer": 62},
+          "access": {"rate": "100Mbps", "delay": "1ms", "buffer": 1000},
+          "sink_access": {"rate": "100Mbps", "delay": "1ms", "buffer": 1000}},
+        "flows": {"tcp": {"kind": "tcp", "cc": "bbr", "profile": "linux"}},
+        "trace": {"series": ["cwnd", "queue"], "interval": "0.01s"}}"#;
+    let out = run(json, true);
+    let s = serde_json::to_value(&out.summary).unwrap();
+    let util = s["links"][0]["utilization"].as_f64().unwrap();
+    assert!(util > 0.95, "utilization {util}");
+    let tcp = out.traces.iter().find(|t| t.name == "tcp").unwrap();
+    let (t, cwnd) = (f64s(tcp, "t"), f64s(tcp, "cwnd"));
+    let mut episodes: Vec<f64> = vec![];
+    for (&t, &w) in t.iter().zip(cwnd) {
+        if w <= 4.0 && t > 2.0 && episodes.last().map_or(true, |&e| t - e > 1.0) {
+            episodes.push(t);
+        }
+    }
+    assert!(episodes.len() >= 3, "probe-rtt at {episodes:?}");
+    for w in episodes.windows(2) {
+        let gap = w[1] - w[0];
+        assert!((9.9..=10.6).contains(&gap), "probe-rtt at {episodes:?}");
+    }
+    let q = out.traces.iter().find(|t| t.name == "queue").unwrap();
+    let (qt, link, n) = (f64s(q, "t"), i64s(q, "link"), i64s(q, "tcp"));
+    let mut by_link = std::collections::BTreeMap::<i64, (f64, f64)>::new();
+    for i in 0..qt.len() {
+        if qt[i] > 5.0 {
+            let e = by_link.entry(link[i]).or_default();
+            e.0 += n[i] as f64;
+            e.1 += 1.0;
+        }
+    }
+    let worst = by_link.values().map(|(s, k)| s / k).fold(0.0, f64::max);
+    assert!(worst < 62.0 / 4.0, "mean standing queue {worst} packets");
+    eprintln!("bbr: utilization {util}, probe-rtt at {episodes:?}, mean queue {worst}");
+}

@@ -25,6 +25,7 @@ pub mod cc;
 #[cfg(test)]
 pub(crate) mod dialogue;
 pub mod profiles;
+pub mod rate;
 pub mod recovery;
 pub mod rtt;
 pub mod sender;

@@ -35,6 +35,17 @@ pub struct TcpSender {
     /// every ack as Linux does (empty otherwise): packet k at slot
     /// k mod len; `SimTime::MAX` marks a retransmission (Karn's rule).
     sent_at: Vec<SimTime>,
+    /// Delivery-rate state (`tcp_rate.c`) for a controller that takes rate
+    /// samples; `None` otherwise.
+    pub rate: Option<Box<super::rate::RateState>>,
+    /// The pacer: the earliest time the next packet may leave; a rate of
+    /// 0 means no pacing (every controller but one that sets a rate).
+    pub pacing_rate_bps: f64,
+    pub next_send: SimTime,
+    /// The pacer holds packets back until this time (None: not waiting).
+    pub pace_deadline: Option<SimTime>,
+    /// Time of this sender's one pending pacer event (MAX if none).
+    pub pace_entry: SimTime,
     pub rtt: RttEstimator,
     /// The sender has been started and not stopped.
     pub active: bool,
@@ -50,13 +61,22 @@ pub const BULK: i64 = i64::MAX / 4;
 
 impl TcpSender {
     pub fn new(flow: u32, p: TcpParams, boot_time_s: f64) -> Self {
+        let mut cc = Controller::new(&p);
+        if let Controller::Bbr(b) = &mut cc {
+            b.seed = flow;
+        }
         TcpSender {
             flow,
             p,
             st: TcpState::new(&p),
-            cc: Controller::new(&p),
+            cc,
             rec: Recovery::new(p.variant, p.profile == Profile::Linux),
             sent_at: Vec::new(),
+            rate: matches!(p.cc, super::cc::Cc::Bbr).then(Box::default),
+            pacing_rate_bps: 0.0,
+            next_send: 0,
+            pace_deadline: None,
+            pace_entry: SimTime::MAX,
             rtt: RttEstimator::new(
                 p.tick_ns,
                 p.initial_rto_ns,
@@ -92,6 +112,9 @@ impl TcpSender {
 
     /// The RTT of packet `ack`, if it was sent once.
     fn ack_rtt(&self, ack: i64, now: SimTime) -> Option<SimTime> {
+        if let Some(r) = &self.rate {
+            return r.ack_rtt(ack, now);
+        }
         if self.sent_at.is_empty() || ack < 0 {
             return None;
         }
@@ -136,6 +159,7 @@ impl TcpSender {
     pub fn start(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         self.active = true;
         self.st.curseq = BULK;
+        self.pacing_rate_bps = self.cc.pacing_rate_bps();
         self.send_much(now, 0, out);
     }
 
@@ -180,8 +204,18 @@ impl TcpSender {
         let mut pkt = Packet::new(Kind::Data, self.flow, seqno as u32, size);
         let force_timer = self.st.highest_ack == self.st.maxseq;
         self.counters.sent += 1;
-        if self.cc.wants_ack_rtt() {
+        if let Some(r) = &mut self.rate {
+            // the rate table keeps the send times too
+            let rtx = seqno <= self.st.maxseq;
+            r.on_send(seqno, now, self.st.maxseq - self.st.highest_ack, self.st.highest_ack, rtx);
+        } else if self.cc.wants_ack_rtt() {
             self.note_sent(seqno, now, seqno <= self.st.maxseq);
+        }
+        if self.pacing_rate_bps > 0.0 {
+            // the next packet may leave one packet time at the pacing rate
+            // after this one (Linux's `tcp_update_skb_after_send`)
+            let gap = (size as f64 * 8e9 / self.pacing_rate_bps) as SimTime;
+            self.next_send = self.next_send.max(now) + gap;
         }
         if seqno > self.st.maxseq {
             self.st.maxseq = seqno;
@@ -207,6 +241,9 @@ impl TcpSender {
         if let Recovery::Sack(_) = self.rec {
             let cwnd = self.cc.cwnd(); // output never changes it
             loop {
+                if self.paced(now) {
+                    return;
+                }
                 let Recovery::Sack(x) = &mut self.rec else {
                     unreachable!()
                 };
@@ -219,6 +256,9 @@ impl TcpSender {
         let mut win = self.window();
         let mut n = 0;
         while self.st.t_seqno <= self.st.highest_ack + win && self.st.t_seqno < self.st.curseq {
+            if self.paced(now) {
+                return;
+            }
             self.output(self.st.t_seqno, now, out);
             self.st.t_seqno += 1;
             n += 1;
@@ -227,6 +267,17 @@ impl TcpSender {
                 break;
             }
         }
+    }
+
+    /// The pacer holds the next packet back: it may not leave before
+    /// `next_send`; note when to try again (one pending event per flow).
+    #[inline]
+    fn paced(&mut self, now: SimTime) -> bool {
+        if self.pacing_rate_bps > 0.0 && self.next_send > now {
+            self.pace_deadline = Some(self.next_send);
+            return true;
+        }
+        false
     }
 
     /// Limited transmit: one new packet on an early duplicate ack (RFC 3042; ns-2 `send_one()`).
@@ -295,7 +346,12 @@ impl TcpSender {
         match a {
             Action::NewAck { ack, acked, grow } => {
                 let sample = self.newack_timing(ack, now);
-                if grow {
+                let rate = match &mut self.rate {
+                    Some(r) => r.on_ack(ack, acked, now),
+                    None => None,
+                };
+                // BBR (`cong_control`) sees every ack, in recovery too
+                if grow || self.rate.is_some() {
                     let ack_rtt_ns = self.ack_rtt(ack, now);
                     self.cc.on_ack(&AckEvent {
                         now,
@@ -304,7 +360,9 @@ impl TcpSender {
                         ack_rtt_ns,
                         highest_ack: ack,
                         next_seq: self.st.maxseq + 1,
+                        rate,
                     });
+                    self.pacing_rate_bps = self.cc.pacing_rate_bps();
                     if ack == 0 && self.p.syn {
                         self.cc.on_syn_acked();
                     }

@@ -9,6 +9,7 @@
 //! Dispatch is an enum and a `match` (one call per ack, on the hot path).
 
 pub mod aimd;
+pub mod bbr;
 pub mod cubic;
 pub mod linux;
 
@@ -29,6 +30,8 @@ pub enum Cc {
     Reno,
     /// CUBIC (RFC 9438, Linux's `tcp_cubic.c`), see [`cubic`].
     Cubic,
+    /// BBR version 1 (Linux's `tcp_bbr.c`), paced, see [`bbr`].
+    Bbr,
 }
 
 impl Cc {
@@ -36,6 +39,7 @@ impl Cc {
         match self {
             Cc::Reno => "reno",
             Cc::Cubic => "cubic",
+            Cc::Bbr => "bbr",
         }
     }
 }
@@ -56,6 +60,8 @@ pub struct AckEvent {
     pub highest_ack: i64,
     /// Next new packet to send (`snd_nxt`).
     pub next_seq: i64,
+    /// A delivery-rate sample (`tcp_rate.c`), for controllers that take them.
+    pub rate: Option<crate::tcp::rate::RateSample>,
 }
 
 /// What a window reduction does (ns-2's `slowdown()` flags).
@@ -78,6 +84,7 @@ pub enum Controller {
     /// Linux's Reno: `tcp_reno_cong_avoid`, `tcp_reno_ssthresh`.
     LinuxReno(linux::LinuxWindow),
     Cubic(Box<cubic::Cubic>),
+    Bbr(Box<bbr::Bbr>),
 }
 
 impl Controller {
@@ -94,12 +101,22 @@ impl Controller {
                 p.syn,
             )),
             (Cc::Cubic, _) => Controller::Cubic(Box::new(cubic::Cubic::new(p))),
+            (Cc::Bbr, _) => Controller::Bbr(Box::new(bbr::Bbr::new(p))),
         }
     }
 
     /// The controller wants an RTT sample on every ack (`AckEvent::ack_rtt_ns`).
     pub fn wants_ack_rtt(&self) -> bool {
-        matches!(self, Controller::Cubic(_))
+        matches!(self, Controller::Cubic(_) | Controller::Bbr(_))
+    }
+
+    /// The rate the pacer sends at, bits/s; 0: no pacing.
+    #[inline]
+    pub fn pacing_rate_bps(&self) -> f64 {
+        match self {
+            Controller::Bbr(b) => b.pacing_bps,
+            _ => 0.0,
+        }
     }
 
     /// Congestion window, packets.
@@ -109,6 +126,7 @@ impl Controller {
             Controller::Aimd(a) => a.cwnd,
             Controller::LinuxReno(w) => w.cwnd as f64,
             Controller::Cubic(c) => c.w.cwnd as f64,
+            Controller::Bbr(b) => b.cwnd as f64,
         }
     }
 
@@ -119,6 +137,8 @@ impl Controller {
             Controller::Aimd(a) => a.ssthresh,
             Controller::LinuxReno(w) => w.ssthresh as i64,
             Controller::Cubic(c) => c.w.ssthresh as i64,
+            // "BBR does not use ssthresh" (TCP_INFINITE_SSTHRESH)
+            Controller::Bbr(_) => 0x7fff_ffff,
         }
     }
 
@@ -130,6 +150,7 @@ impl Controller {
             Controller::Aimd(a) => a.open(),
             Controller::LinuxReno(w) => w.reno_cong_avoid(ev.acked.max(0) as u32),
             Controller::Cubic(c) => c.on_ack(ev),
+            Controller::Bbr(b) => b.on_ack(ev),
         }
     }
 
@@ -146,6 +167,7 @@ impl Controller {
             Controller::Aimd(a) => a.reduce(how, window, after_timeout),
             Controller::LinuxReno(w) => w.reduce(how, w.reno_ssthresh()),
             Controller::Cubic(c) => c.on_congestion_event(how),
+            Controller::Bbr(b) => b.on_congestion_event(),
         }
     }
 
@@ -164,6 +186,11 @@ impl Controller {
                 w.reduce(how, ss);
             }
             Controller::Cubic(c) => c.on_rto(how),
+            Controller::Bbr(b) => {
+                if outstanding {
+                    b.on_rto()
+                }
+            }
         }
     }
 
@@ -175,6 +202,8 @@ impl Controller {
             Controller::Aimd(a) => a.reduce(Reduction::Multiplicative, window, false),
             Controller::LinuxReno(w) => w.reduce(Reduction::Multiplicative, w.reno_ssthresh()),
             Controller::Cubic(c) => c.on_congestion_event(Reduction::Multiplicative),
+            // BBRv1 does not react to ECN
+            Controller::Bbr(_) => {}
         }
     }
 
@@ -189,6 +218,7 @@ impl Controller {
             }
             Controller::LinuxReno(w) => w.deflate(packets),
             Controller::Cubic(c) => c.w.deflate(packets),
+            Controller::Bbr(_) => {}
         }
     }
 
@@ -198,6 +228,7 @@ impl Controller {
             Controller::Aimd(a) => a.cwnd = a.wnd_init,
             Controller::LinuxReno(w) => w.cwnd = w.wnd_init,
             Controller::Cubic(c) => c.w.cwnd = c.w.wnd_init,
+            Controller::Bbr(b) => b.cwnd = b.wnd_init,
         }
     }
 
@@ -215,6 +246,7 @@ impl Controller {
             // be one segment"
             Controller::LinuxReno(w) => w.wnd_init = 1,
             Controller::Cubic(c) => c.w.wnd_init = 1,
+            Controller::Bbr(b) => b.wnd_init = 1,
         }
     }
 }

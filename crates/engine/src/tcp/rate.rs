@@ -1,0 +1,131 @@
+//! Delivery-rate samples as Linux's `tcp_rate.c` takes them, in packets.
+//!
+//! tcp_rate.c: "The bandwidth estimator estimates the rate at which the
+//! network can currently deliver outbound data packets for this flow. At a
+//! high level, it operates by taking a delivery rate sample for each ACK.
+//! A rate sample records the rate at which the network delivered packets
+//! for this flow, calculated over the time interval between the
+//! transmission of a data packet and the acknowledgment of that packet."
+//! Each packet remembers, when sent, how much had been delivered
+//! (`delivered`), when (`delivered_mstamp`) and when the packet that began
+//! the current send interval left (`first_tx_mstamp`). "send_rate =
+//! #pkts_delivered/(last_snd_time - first_snd_time)", "ack_rate =
+//! #pkts_delivered/(last_ack_time - first_ack_time)", "bw = min(send_rate,
+//! ack_rate)": the interval is the longer of the two.
+//!
+//! Simplifications: delivery is counted from cumulative acks (SACKed
+//! packets count when the hole before them is filled), the sample is taken
+//! from the newest packet the ack covers, and bulk senders are never
+//! application-limited (no `app_limited` marking).
+
+use crate::time::SimTime;
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Snap {
+    delivered: i64,
+    delivered_time: SimTime,
+    first_tx: SimTime,
+    sent: SimTime,
+    /// Sent more than once (Karn's rule: no RTT sample from it).
+    rtx: bool,
+}
+
+/// One rate sample (`struct rate_sample`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RateSample {
+    /// Packets delivered over the interval.
+    pub delivered: i64,
+    /// `prior_delivered`: what had been delivered when the packet left.
+    pub prior_delivered: i64,
+    /// The interval, ns (> 0).
+    pub interval_ns: SimTime,
+    /// Packets delivered so far, this ack included (`tp->delivered`).
+    pub total_delivered: i64,
+}
+
+impl RateSample {
+    /// Packets per second.
+    pub fn rate_pps(&self) -> f64 {
+        self.delivered as f64 * 1e9 / self.interval_ns as f64
+    }
+}
+
+/// The connection's side of it (`tp->delivered`, `delivered_mstamp`,
+/// `first_tx_mstamp`) and each outstanding packet's snapshot.
+#[derive(Default)]
+pub struct RateState {
+    pub delivered: i64,
+    delivered_time: SimTime,
+    first_tx: SimTime,
+    /// Snapshot of packet k at slot k mod len.
+    snaps: Vec<Snap>,
+    base: i64,
+}
+
+impl RateState {
+    /// Packet `seq` leaves at `now` with `in_flight` packets out before it
+    /// (`tcp_rate_skb_sent`: "if (!tp->packets_out) ... tp->first_tx_mstamp
+    /// = tp->delivered_mstamp = tstamp").
+    pub fn on_send(&mut self, seq: i64, now: SimTime, in_flight: i64, highest_ack: i64, rtx: bool) {
+        if in_flight <= 0 {
+            self.first_tx = now;
+            self.delivered_time = now;
+        }
+        let span = (seq - highest_ack).max(1) as usize;
+        if span >= self.snaps.len() {
+            let len = (2 * span).next_power_of_two().max(64);
+            let mut grown = vec![Snap::default(); len];
+            let old = self.snaps.len();
+            if old > 0 {
+                for k in (highest_ack + 1).max(self.base)..seq {
+                    grown[k as usize & (len - 1)] = self.snaps[k as usize & (old - 1)];
+                }
+            }
+            self.snaps = grown;
+        }
+        self.base = highest_ack + 1;
+        let len = self.snaps.len();
+        self.snaps[seq as usize & (len - 1)] = Snap {
+            delivered: self.delivered,
+            delivered_time: self.delivered_time,
+            first_tx: self.first_tx,
+            sent: now,
+            rtx,
+        };
+    }
+
+    /// The RTT of packet `ack` at `now`, if it was sent once.
+    pub fn ack_rtt(&self, ack: i64, now: SimTime) -> Option<SimTime> {
+        if self.snaps.is_empty() || ack < 0 {
+            return None;
+        }
+        let p = &self.snaps[ack as usize & (self.snaps.len() - 1)];
+        (!p.rtx && p.sent <= now).then(|| now - p.sent)
+    }
+
+    /// An ack newly delivered `acked` packets, the newest `ack`
+    /// (`tcp_rate_skb_delivered` then `tcp_rate_gen`). None when no
+    /// interval can be measured.
+    pub fn on_ack(&mut self, ack: i64, acked: i64, now: SimTime) -> Option<RateSample> {
+        if acked <= 0 || self.snaps.is_empty() || ack < 0 {
+            return None;
+        }
+        self.delivered += acked;
+        self.delivered_time = now;
+        let p = self.snaps[ack as usize & (self.snaps.len() - 1)];
+        // "Record send time of most recently ACKed packet": the next
+        // interval starts from it
+        self.first_tx = p.sent;
+        // "an ACK with a send_rate lower than the ack_rate ... use the
+        // longer of the send and ack intervals"
+        let snd = p.sent.saturating_sub(p.first_tx);
+        let ack_iv = now.saturating_sub(p.delivered_time);
+        let interval_ns = snd.max(ack_iv);
+        (interval_ns > 0).then_some(RateSample {
+            delivered: self.delivered - p.delivered,
+            prior_delivered: p.delivered,
+            interval_ns,
+            total_delivered: self.delivered,
+        })
+    }
+}
