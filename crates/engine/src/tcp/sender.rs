@@ -207,7 +207,13 @@ impl TcpSender {
         if let Some(r) = &mut self.rate {
             // the rate table keeps the send times too
             let rtx = seqno <= self.st.maxseq;
-            r.on_send(seqno, now, self.st.maxseq - self.st.highest_ack, self.st.highest_ack, rtx);
+            r.on_send(
+                seqno,
+                now,
+                self.st.maxseq - self.st.highest_ack,
+                self.st.highest_ack,
+                rtx,
+            );
         } else if self.cc.wants_ack_rtt() {
             self.note_sent(seqno, now, seqno <= self.st.maxseq);
         }
@@ -362,7 +368,10 @@ impl TcpSender {
                         next_seq: self.st.maxseq + 1,
                         rate,
                     });
-                    self.pacing_rate_bps = self.cc.pacing_rate_bps();
+                    if self.rate.is_some() {
+                        // only a rate-based controller (BBR) sets a pacing rate
+                        self.pacing_rate_bps = self.cc.pacing_rate_bps();
+                    }
                     if ack == 0 && self.p.syn {
                         self.cc.on_syn_acked();
                     }

@@ -227,7 +227,8 @@ impl Bbr {
         // "A pacing_gain > 1.0 probes for bw by trying to raise inflight to
         // at least pacing_gain*BDP"
         if self.pacing_gain > 1.0 {
-            return full_length && (lost || self.inflight as f64 >= self.bdp_packets(self.pacing_gain));
+            return full_length
+                && (lost || self.inflight as f64 >= self.bdp_packets(self.pacing_gain));
         }
         // "A pacing_gain < 1.0 tries to drain extra queue we added if bw
         // probing didn't find more bw"
