@@ -176,6 +176,9 @@ def _predict_window_epoch(path: Path) -> list[Prediction]:
         w = gaimd.fair_share_window(rate_pps, g.rtt_prop_s, n)
         out.append(Prediction("gaimd-window", True, f"{n} TCP flows share the bottleneck evenly",
                               {"rate": rate_pps, "rtt": g.rtt_prop_s, "n": n}, w, g.name))
+        if g.cc != "reno":
+            out.append(Prediction("gaimd-epoch", False, f"cc = {g.cc}: the epoch is TCP(α,β)'s", group=g.name))
+            continue
         epoch = gaimd.congestion_epoch_rtts(w, g.alpha, g.beta)
         out.append(Prediction("gaimd-epoch", True, "W from gaimd-window",
                               {"w": w, "alpha": g.alpha, "beta": g.beta}, epoch, g.name))
@@ -187,6 +190,9 @@ def _predict_alpha(path: Path) -> list[Prediction]:
         return [Prediction("gaimd-alpha", False, "no TCP flows")]
     out = []
     for g in path.tcp:
+        if g.cc != "reno":
+            out.append(Prediction("gaimd-alpha", False, f"cc = {g.cc}: not TCP(α,β)", group=g.name))
+            continue
         a = gaimd.friendly_alpha(g.beta)
         verdict = "TCP-friendly" if abs(a - g.alpha) <= 0.01 * a else f"not TCP-friendly (alpha = {g.alpha:g})"
         out.append(Prediction("gaimd-alpha", True, f"friendly alpha for beta = {g.beta:g}; this group is {verdict}",
