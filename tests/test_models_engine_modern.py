@@ -127,7 +127,7 @@ def _bbr_share(buffer_bdp, n_cubic=1, seeds=(1, 2, 3)):
 
 
 def test_bbr_share_does_not_depend_on_the_number_of_loss_based_flows():
-    # The model's central claim (Ware et al., Sec. 5): against 1 or 3 CUBIC flows one BBR
+    # The model's central claim (Ware et al.): against 1 or 3 CUBIC flows one BBR
     # flow keeps about the same share, while its fair share would fall from 1/2 to 1/4.
     one, three = _bbr_share(4, n_cubic=1), _bbr_share(4, n_cubic=3)
     assert abs(one - three) < 0.1, (one, three)

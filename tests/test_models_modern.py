@@ -104,7 +104,7 @@ def test_bbr_share_by_hand():
 
 
 def test_bbr_simple_model_is_half_the_link_with_deep_buffers():
-    # Sec. 4: q ≫ c·l and q ≫ 4N: p → 1/2 (probe-rtt aside)
+    # the simple model (eq. 5): q ≫ c·l and q ≫ 4N give p = 1/2 (probe-rtt aside)
     assert bbr.loss_based_share(1e4, 1e6, 1e-3) == pytest.approx(0.5, abs=1e-4)
 
 

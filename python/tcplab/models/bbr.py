@@ -3,8 +3,8 @@
 Source: R. Ware, M. K. Mukerjee, S. Seshan, J. Sherry, "Modeling BBR's
 Interactions with Loss-Based Congestion Control", Proceedings of the Internet
 Measurement Conference (IMC '19), ACM, 2019, pp. 137–143,
-doi:10.1145/3355369.3355604. Section 4 (the simple model, eqs. 1–5),
-Section 5 (the extended model, eqs. 6–11).
+doi:10.1145/3355369.3355604: the simple model (eqs. 1–5) and the extended
+model (eqs. 6–11).
 
 Why BBR (version 1) ends up window-limited: in probe-bw it paces at 5/4 of
 its bandwidth estimate for one round, pushing loss-based flows (Reno, CUBIC)
