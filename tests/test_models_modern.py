@@ -112,6 +112,8 @@ def test_bbr_takes_the_link_when_its_cap_exceeds_link_and_buffer():
     # X = 1: 1/2 − 1/2 − 4N/q < 0, so p = 0 and only probe-rtt is left
     assert bbr.loss_based_share(1, 1250, 0.04) == 0.0
     assert bbr.bbr_share(1, 1250, 0.04) == pytest.approx(1 - (0.04 + 0.2 + 0.04) / 10, abs=1e-12)
+    assert "caveat" not in bbr.explain_bbr_share(1, 1250, 0.04)["reason"]
+    assert "outside the model's domain" in bbr.explain_bbr_share(0.5, 1250, 0.04)["reason"]
 
 
 def test_bbr_rtt_estimate_is_the_fixed_point_of_the_cap():

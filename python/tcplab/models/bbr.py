@@ -121,6 +121,8 @@ def explain_bbr_share(buffer_bdp, rate, rtt, n_bbr=1) -> dict:
     probe = float(probe_rtt_fraction(buffer_bdp, rate, rtt))
     rtt_est = (p * q + PROBE_RTT_CWND * int(n_bbr)) / float(rate) + float(rtt)
     capped = p > 0
+    caveat = ("; caveat: a buffer under 1 BDP is outside the model's domain (it assumes the "
+              "loss-based flows keep the queue full)" if float(buffer_bdp) < 1 else "")
     return {
         "buffer_packets": q,
         "loss_based_share": p,
@@ -132,5 +134,5 @@ def explain_bbr_share(buffer_bdp, rate, rtt, n_bbr=1) -> dict:
             if capped
             else f"the in-flight cap exceeds link plus buffer: BBR takes the link (p = 0); "
                  f"probe-rtt idles it {probe:.1%} of the time"
-        ),
+        ) + caveat,
     }

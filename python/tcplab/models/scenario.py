@@ -279,8 +279,7 @@ def _predict_bbr(path: Path) -> list[Prediction]:
         info = bbr.explain_bbr_share(x, mu, rtt, n_bbr)
     except ValueError as exc:
         return [Prediction("bbr-share", False, str(exc))]
-    caveat = "" if x >= 1 else f"; caveat: buffer {x:.2f} BDP < 1, the queue is not kept full"
-    return [Prediction("bbr-share", True, info["reason"] + caveat, inputs,
+    return [Prediction("bbr-share", True, f"buffer {x:.3g} BDP; " + info["reason"], inputs,
                        bbr.bbr_share(x, mu, rtt, n_bbr), ", ".join(b.name for b in bbr_groups))]
 
 
