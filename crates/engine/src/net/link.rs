@@ -673,7 +673,11 @@ mod tests {
             duration: Duration(10_000_000),
             distribution: OutageDistribution::Fixed,
         };
-        l.set_outages(Box::new(OutageSchedule::new(&spec, Rng::stream(1, 3, 0))));
+        l.set_outages(Box::new(OutageSchedule::new(
+            &spec,
+            Rng::stream(1, 3, 0),
+            SimTime::MAX,
+        )));
         let ms = 1_000_000;
         // leaves the link at 13 ms: delivered
         assert!(matches!(l.arrive(pkt(0), 0), Admit::Admitted { .. }));

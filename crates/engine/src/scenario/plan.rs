@@ -456,7 +456,7 @@ fn link_plan(l: &LinkLayout, id: u32, seed: u64, end: SimTime) -> LinkPlan {
         errors: if l.forward { s.errors.clone() } else { None },
         outages: s.outages.as_ref().map_or(Vec::new(), |o| {
             let mut v = Vec::new();
-            for iv in outage_schedule(o, seed, l.duplex) {
+            for iv in outage_schedule(o, seed, l.duplex, end) {
                 v.push(iv);
                 if iv.0 >= end {
                     break;
@@ -468,9 +468,13 @@ fn link_plan(l: &LinkLayout, id: u32, seed: u64, end: SimTime) -> LinkPlan {
 }
 
 /// The outage schedule of the duplex link whose forward direction is
-/// `duplex` (drawn from that link's stream).
-pub fn outage_schedule(o: &OutageSpec, seed: u64, duplex: u32) -> OutageSchedule {
-    OutageSchedule::new(o, Rng::stream(seed, stream::LINK_OUTAGES, duplex as u64))
+/// `duplex` (drawn from that link's stream), for a run that ends at `end` ns.
+pub fn outage_schedule(o: &OutageSpec, seed: u64, duplex: u32, end: SimTime) -> OutageSchedule {
+    OutageSchedule::new(
+        o,
+        Rng::stream(seed, stream::LINK_OUTAGES, duplex as u64),
+        end,
+    )
 }
 
 impl QueuePlan {

@@ -69,8 +69,16 @@ fn new_link(l: &LinkPlan, seed: u64) -> Link {
 
 /// One direction of a duplex link built from its spec, outside a plan (the
 /// linux engine's emulated links): link `index`, whose duplex link's
-/// forward direction is `duplex`; its outages are drawn lazily, with no end.
-pub fn make_link(l: &LinkSpec, forward: bool, seed: u64, index: usize, duplex: usize) -> Link {
+/// forward direction is `duplex`; its outages are drawn lazily, for a run
+/// that ends at `end` ns.
+pub fn make_link(
+    l: &LinkSpec,
+    forward: bool,
+    seed: u64,
+    index: usize,
+    duplex: usize,
+    end: SimTime,
+) -> Link {
     let plan = LinkPlan {
         id: index as u32,
         name: String::new(),
@@ -89,7 +97,7 @@ pub fn make_link(l: &LinkSpec, forward: bool, seed: u64, index: usize, duplex: u
     };
     let mut link = new_link(&plan, seed);
     if let Some(o) = &l.outages {
-        link.set_outages(Box::new(outage_schedule(o, seed, duplex as u32)));
+        link.set_outages(Box::new(outage_schedule(o, seed, duplex as u32, end)));
     }
     link
 }
