@@ -1,11 +1,17 @@
 """`tcplab reproduce`: every claim of the four papers, with a figure and a verdict.
 
-One module per paper declares a :class:`Paper`: its setup (a table for the
+One package per paper (`adaptivity`, `alpha_beta`, `parallel_aimd`,
+`triple_slowstart`) declares a :class:`Paper`: its setup (a table for the
 report) and its claims. A claim is an id (``"C1"``), the paper's statement,
 the criterion we judge it by, and a function ``check(ctx) -> Outcome`` that
 runs what the claim needs (through ``ctx``: sweeps cached in the results store,
-traced runs cached as Parquet, fluid runs), draws the figure (same axes and
-series as the paper) and returns the verdict with the measured numbers.
+traced runs cached as Parquet and given back as `tcplab.result.Result`, fluid
+runs), draws the figure (same axes and series as the paper) and returns the
+verdict with the measured numbers. In each package `runs.py` says which
+scenario files run with which overrides (reading the setup's constants from
+the scenario's Plan, `plan_of`), `claims.py` holds the statements, criteria and
+checks, `figures.py` the figures, and `notes.md` the notes the report prints
+beside each verdict (`load_notes`).
 
     >>> from tcplab.reproduce import reproduce
     >>> verdicts = reproduce("triple-slowstart", claims=["D3"], out="reports")
@@ -13,7 +19,7 @@ series as the paper) and returns the verdict with the measured numbers.
 Verdicts are ``reproduced``, ``partly`` or ``not-reproduced``; ``not-run`` ("not run
 on this engine") when the chosen engine cannot run a claim's scenario (ns-2 has no
 threshold dropper), with the reason, and the other claims go on. A paper slots in
-by adding a module and one line to :data:`PAPERS`.
+by adding a package and one line to :data:`PAPERS`.
 
 `out/<paper>/claims.json` (a list of ``{id, verdict, measured, paper, note}``
 plus ``title``, ``criterion``, ``values``, ``figures``) is the interface
@@ -201,7 +207,8 @@ class Context:
 
         With `keep`, a function of the run returning {name: DataFrame}, only what
         it returns is cached and returned as the run's `traces` (say, one row per
-        cycle instead of one per ack): the cache keeps what the claim needs. Its
+        cycle instead of one per ack): the cache keeps what the claim needs, and
+        its entry names the reduction (`reduction` in run.json). Its
         entry is keyed by the run and by the source of `keep`'s module and of
         `tcplab.metrics`, so editing the reduction recomputes it."""
         from tcplab.scenario import apply_overrides, read_toml, resolve
@@ -231,7 +238,7 @@ class Context:
         res.traces = canonical(res.traces, res.links)
         if keep is not None:
             res.traces = dict(keep(res))
-        _save_run(res, where)
+        _save_run(res, where, None if keep is None else f"{keep.__module__}.{keep.__qualname__}")
         return res
 
     def _profiled(self, scenario):
@@ -270,7 +277,7 @@ class Context:
         return stem
 
 
-def _save_run(run: Result, where: Path) -> None:
+def _save_run(run: Result, where: Path, reduction: str | None = None) -> None:
     """Write a traced run into the cache entry `where`, whole or not at all: into a
     temporary sibling first, renamed into place (two reproductions sharing the cache
     may finish the same run; the first rename wins, the other is dropped). Every
@@ -278,7 +285,9 @@ def _save_run(run: Result, where: Path) -> None:
 
     The entry is the reproduce cache's own form of a `Result`, not `Result.save`'s
     run directory: traces as zstd Parquet (`_write_trace`), no CSV copies, and
-    `run.json` with what `_load_run` needs to give the `Result` back."""
+    `run.json` with what `_load_run` needs to give the `Result` back. `reduction`
+    names the `Context.run(keep=...)` function whose tables `run.traces` hold
+    instead of the run's own traces (None: the traces themselves)."""
     import os
     import shutil
 
@@ -294,7 +303,7 @@ def _save_run(run: Result, where: Path) -> None:
     write_parquet(run.flows, tmp / "flows.parquet", dict(meta, table="flows"))
     write_parquet(run.links, tmp / "links.parquet", dict(meta, table="links"))
     (tmp / "run.json").write_text(json.dumps({"scenario": run.scenario, "metrics": run.metrics,
-                                              "traces": sorted(run.traces), "meta": meta},
+                                              "traces": sorted(run.traces), "reduction": reduction, "meta": meta},
                                              default=float))
     try:
         os.rename(tmp, where)
@@ -351,25 +360,15 @@ def _write_trace(df: pd.DataFrame, path: Path, meta: dict | None = None) -> None
                                                                              if f.name not in floats])
 
 
-def scenario_of(path: str) -> dict:
-    """The engine-resolved scenario of a scenario file (relative to the repository
-    root): where a paper module reads its setup's constants (rates, delays, buffers,
-    packet sizes), so that they are stated once, in the TOML."""
-    from tcplab.scenario import load_scenario
-
-    return load_scenario(_repo_path(path))
-
-
-def plan_of(path: str, overrides=()):
-    """The `tcplab.plan.Plan` of a scenario file (relative to the repository root),
-    with `overrides` (``"key=value"``) applied: where a paper's runs read the
-    constants of its setup (rates, delays, buffers, packet sizes) from the engine's
-    resolution, so that they are stated once, in the TOML."""
+def plan_of(path: str):
+    """The `tcplab.plan.Plan` of a scenario file (relative to the repository root):
+    where a paper's runs read the constants of its setup (rates, delays, buffers,
+    packet sizes) from the engine's resolution, so that they are stated once, in
+    the TOML."""
     from tcplab.plan import plan
-
     from tcplab.scenario import load_scenario
 
-    return plan(load_scenario(_repo_path(path), overrides), resolved=True)
+    return plan(load_scenario(_repo_path(path)), resolved=True)
 
 
 def load_notes(package: str) -> dict[str, str]:
