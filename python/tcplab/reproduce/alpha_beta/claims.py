@@ -10,8 +10,8 @@ import pandas as pd
 from tcplab.models import gaimd
 from tcplab.reproduce import Claim, Context, Outcome, load_notes
 from tcplab.reproduce.alpha_beta import figures, runs
-from tcplab.reproduce.alpha_beta.analysis import (app_success, epochs, first_at_or_above, handoffs, join_summary,
-                                                  leave_summary, mean_queue, recovery_curve)
+from tcplab.reproduce.alpha_beta.analysis import (app_success, epochs, handoffs, join_summary, leave_summary,
+                                                  mean_queue, recovery_curve)
 from tcplab.reproduce.alpha_beta.model import (bdp_buffer, eq1_goodput_bps, payload_capacity_bps, regrowth_model,
                                                rtt_full, rtt_min)
 from tcplab.reproduce.alpha_beta.runs import PROTOCOLS, RESPONSIVE, SMOOTH, STANDARD, bps, label, setup

@@ -10,7 +10,7 @@ from tcplab.models import aimd
 from tcplab.reproduce import Claim, Context, Outcome, load_notes
 from tcplab.reproduce.parallel_aimd import figures, runs
 from tcplab.reproduce.parallel_aimd.figures import thm1
-from tcplab.reproduce.parallel_aimd.runs import C11_BUFFER, C11_NS, ONE_POLICIES, path
+from tcplab.reproduce.parallel_aimd.runs import C11_BUFFER, C11_NS, path
 
 NOTES = load_notes(__package__)
 
