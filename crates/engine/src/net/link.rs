@@ -123,6 +123,14 @@ pub struct Link {
     /// Per mark, what was admitted before the snapshot but belongs after the
     /// mark (a packet handed on at a future instant).
     late: [Late; 2],
+    /// When the packet in transmission (or the last one sent) started: ns-2
+    /// scheduled the start of the next waiting packet then (see [`Link::waiting`]).
+    cur_start: SimTime,
+    /// The link the arriving packet comes from (set by the simulator before
+    /// `arrive`/`pass`; `u32::MAX`: from an agent), and the (id, delay, rate)
+    /// of every link that feeds this one: ties are decided from them.
+    pub upstream: u32,
+    pub feeders: Vec<(u32, SimTime, f64)>,
 }
 
 /// Counts that belong after a snapshot instant though they were made before
@@ -204,6 +212,9 @@ impl Link {
             delivery_pending: false,
             marks: [SimTime::MAX; 2],
             late: [Late::default(); 2],
+            cur_start: 0,
+            upstream: u32::MAX,
+            feeders: Vec::new(),
         }
     }
 
@@ -307,17 +318,45 @@ impl Link {
         t
     }
 
-    /// Packets waiting in the buffer at `now` (not counting the one in transmission).
+    /// Packets waiting in the buffer at `now` (not counting the one in
+    /// transmission), as an arrival of `arriving` bytes finds it (None: no
+    /// arrival, a packet that starts at `now` has started).
+    ///
+    /// A tie — the arrival at the instant the next waiting packet starts — is
+    /// decided as ns-2 decides it: events of equal time run in the order they
+    /// were scheduled. The arrival was scheduled when the link it comes from
+    /// started sending it (`LinkDelay::recv`: its transmission time and that
+    /// link's delay earlier); the queue's resume that starts the next packet
+    /// when the current one started. The earlier-scheduled goes first; a
+    /// packet from an agent (no upstream link) comes after the departure.
     #[inline]
-    pub fn waiting(&mut self, now: SimTime) -> usize {
+    pub fn waiting(&mut self, now: SimTime, arriving: Option<u32>) -> usize {
         while let Some(&(start, _, _)) = self.waiting.front() {
-            if start <= now {
+            if start < now || (start == now && !self.arrival_first(now, arriving)) {
+                self.cur_start = start;
                 self.waiting.pop_front();
             } else {
                 break;
             }
         }
         self.waiting.len()
+    }
+
+    /// At a tie, was the arrival (of `arriving` bytes from `upstream`)
+    /// scheduled before the departure?
+    #[cold]
+    #[inline(never)]
+    fn arrival_first(&self, now: SimTime, arriving: Option<u32>) -> bool {
+        let Some(bytes) = arriving else {
+            return false;
+        };
+        let Some(&(_, delay, rate)) = self.feeders.iter().find(|f| f.0 == self.upstream) else {
+            return false;
+        };
+        let scheduled = now
+            .saturating_sub(delay)
+            .saturating_sub(tx_time_ns(bytes, rate));
+        scheduled < self.cur_start
     }
 
     /// A packet arrives at the link's input at `now`: the queue discipline
@@ -339,7 +378,7 @@ impl Link {
         }
         let must_wait = self.busy_until > now;
         if let Queue::DropTail { limit } = self.queue {
-            if must_wait && self.waiting(now) >= limit as usize {
+            if must_wait && self.waiting(now, Some(pkt.size_bytes)) >= limit as usize {
                 return Err(self.dropped(now, DropCause::Overflow));
             }
         } else if let Err(cause) = self.managed_admit(pkt, now, must_wait) {
@@ -357,6 +396,7 @@ impl Link {
             self.waiting.push_back((start, pkt.size_bytes, pkt.kind));
             Some(start)
         } else {
+            self.cur_start = start;
             None
         };
         if end > self.marks[0] {
@@ -387,7 +427,7 @@ impl Link {
         must_wait: bool,
     ) -> Result<(), DropCause> {
         // (pops the packets that have started, so the deque is what waits)
-        let waiting = self.waiting(now);
+        let waiting = self.waiting(now, Some(pkt.size_bytes));
         match &mut self.queue {
             Queue::DropTail { .. } => Ok(()),
             Queue::Red(red) => {
@@ -515,10 +555,10 @@ impl Link {
         self.counters.busy_ns - self.busy_until.saturating_sub(now)
     }
 
-    /// Packets whose transmission has started by `now`.
+    /// Packets whose transmission has started by `now` (one starting at
+    /// `now` included).
     pub fn sent_packets_until(&mut self, now: SimTime) -> u64 {
-        let w = self.waiting(now) as u64;
-        self.counters.admitted - w
+        self.counters.admitted - self.waiting(now, None) as u64
     }
 }
 
@@ -563,12 +603,52 @@ mod tests {
         }
         assert!(matches!(l.arrive(pkt(3), 0), Admit::Dropped(_)));
         // After the first packet finishes (8 ms), one slot frees up.
-        assert_eq!(l.waiting(8_000_000), 1);
+        assert_eq!(l.waiting(8_000_000, None), 1);
         assert!(matches!(
             l.arrive(pkt(4), 8_000_000),
             Admit::Admitted { .. }
         ));
         assert_eq!(l.counters.drops, 1);
+    }
+
+    /// ns-2 runs events of equal time in the order they were scheduled. An
+    /// arrival at the instant the next waiting packet starts was scheduled when
+    /// its upstream link started sending it; the start, when the packet now in
+    /// transmission started. Buffer 2 at 1 Mb/s: packets 0, 1, 2 arrive at
+    /// 10 ms (0 sends, 1 and 2 wait); at 18 ms 1 starts.
+    #[test]
+    fn a_tie_goes_to_whichever_ns2_scheduled_first() {
+        let full = |upstream: u32| {
+            let mut l = Link::new(1e6, 0, Queue::droptail(2));
+            l.feeders = vec![(7, 5_000_000, 1e6), (9, 0, 100e6)];
+            for s in 0..3 {
+                assert!(matches!(
+                    l.arrive(pkt(s), 10_000_000),
+                    Admit::Admitted { .. }
+                ));
+            }
+            l.upstream = upstream;
+            l
+        };
+        // from link 7 (5 ms, 1 Mb/s): scheduled at 18 − 5 − 8 = 5 ms, before the
+        // start (scheduled at 10 ms): it finds 1 and 2 waiting and is dropped
+        let mut l = full(7);
+        assert!(matches!(l.arrive(pkt(3), 18_000_000), Admit::Dropped(_)));
+        // from link 9 (no delay, 100 Mb/s): scheduled at 17.92 ms, after: 1 has left
+        let mut l = full(9);
+        assert!(matches!(
+            l.arrive(pkt(3), 18_000_000),
+            Admit::Admitted { .. }
+        ));
+        // from an agent: after the start, as before
+        let mut l = full(u32::MAX);
+        assert!(matches!(
+            l.arrive(pkt(3), 18_000_000),
+            Admit::Admitted { .. }
+        ));
+        // counters count a packet that starts at the instant as started
+        let mut l = full(7);
+        assert_eq!(l.sent_packets_until(18_000_000), 2);
     }
 
     #[test]

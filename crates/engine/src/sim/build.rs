@@ -223,6 +223,14 @@ impl Sim {
                 );
                 at[d] = (hops.len() as u32, route.len() as u32);
                 for (h, &link) in route.iter().enumerate() {
+                    if h > 0 {
+                        // a tie at `link` is decided by when its feeder sent the packet
+                        let up = &plan.links[route[h - 1] as usize];
+                        let feeders = &mut links[link as usize].feeders;
+                        if !feeders.iter().any(|f| f.0 == up.id) {
+                            feeders.push((up.id, up.delay_ns, up.rate_bps));
+                        }
+                    }
                     let next = match route.get(h + 1) {
                         Some(&n) if single_input[n as usize] => Next::Link,
                         None if d == FORWARD as usize && sink_chained => Next::Receiver,

@@ -59,9 +59,17 @@ impl Sim {
         let class = (p.kind == Kind::Udp) as u8;
         let end = base + len;
         let mut i = base + p.hop as u32;
+        // the link the packet comes from (ties at the next one depend on it)
+        let mut from = if i > base {
+            self.hops[i as usize - 1].link
+        } else {
+            u32::MAX
+        };
         while i < end {
             let Hop { link: l, next } = self.hops[i as usize];
             i += 1;
+            self.links[l as usize].upstream = from;
+            from = l;
             // Chained: the next link has no other input, or this is the last
             // hop and the receiver takes the packet at once (it would be the
             // link's only pending delivery, so nothing it holds can overtake).
