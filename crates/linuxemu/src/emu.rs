@@ -125,7 +125,7 @@ impl Udp {
         while let Some(t) = self.next_departure.filter(|&t| t < self.stop) {
             let (p, next) = self.src.emit(t);
             self.next_departure = next;
-            match self.access.pass(&p, t) {
+            match self.access.pass(&p, t, u32::MAX) {
                 Ok((at, _)) => {
                     self.pending = Some((p, at));
                     return;

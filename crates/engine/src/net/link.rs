@@ -126,11 +126,11 @@ pub struct Link {
     /// When the packet in transmission (or the last one sent) started: ns-2
     /// scheduled the start of the next waiting packet then (see [`Link::waiting`]).
     cur_start: SimTime,
-    /// The link the arriving packet comes from (set by the simulator before
-    /// `arrive`/`pass`; `u32::MAX`: from an agent), and the (id, delay, rate)
-    /// of every link that feeds this one: ties are decided from them.
-    pub upstream: u32,
-    pub feeders: Vec<(u32, SimTime, f64)>,
+    /// The (id, delay, rate) of every link that feeds this one: a tie is
+    /// decided by when the arriving packet's link started sending it.
+    feeders: Vec<(u32, SimTime, f64)>,
+    /// Every feeder has the same delay and rate (a dumbbell's access links).
+    feeders_alike: bool,
 }
 
 /// Counts that belong after a snapshot instant though they were made before
@@ -213,8 +213,8 @@ impl Link {
             marks: [SimTime::MAX; 2],
             late: [Late::default(); 2],
             cur_start: 0,
-            upstream: u32::MAX,
             feeders: Vec::new(),
+            feeders_alike: true,
         }
     }
 
@@ -330,7 +330,7 @@ impl Link {
     /// when the current one started. The earlier-scheduled goes first; a
     /// packet from an agent (no upstream link) comes after the departure.
     #[inline]
-    pub fn waiting(&mut self, now: SimTime, arriving: Option<u32>) -> usize {
+    pub fn waiting(&mut self, now: SimTime, arriving: Option<(u32, u32)>) -> usize {
         while let Some(&(start, _, _)) = self.waiting.front() {
             if start < now || (start == now && !self.arrival_first(now, arriving)) {
                 self.cur_start = start;
@@ -342,16 +342,34 @@ impl Link {
         self.waiting.len()
     }
 
+    /// The links that feed this one: (id, delay ns, rate bit/s) each.
+    pub fn set_feeders(&mut self, mut feeders: Vec<(u32, SimTime, f64)>) {
+        feeders.sort_by_key(|f| f.0);
+        feeders.dedup_by_key(|f| f.0);
+        self.feeders_alike = feeders
+            .windows(2)
+            .all(|w| w[0].1 == w[1].1 && w[0].2 == w[1].2);
+        self.feeders = feeders;
+    }
+
     /// At a tie, was the arrival (of `arriving` bytes from `upstream`)
     /// scheduled before the departure?
     #[cold]
     #[inline(never)]
-    fn arrival_first(&self, now: SimTime, arriving: Option<u32>) -> bool {
-        let Some(bytes) = arriving else {
+    fn arrival_first(&self, now: SimTime, arriving: Option<(u32, u32)>) -> bool {
+        let Some((bytes, from)) = arriving else {
             return false;
         };
-        let Some(&(_, delay, rate)) = self.feeders.iter().find(|f| f.0 == self.upstream) else {
+        let f = &self.feeders;
+        let (delay, rate) = if from == u32::MAX || f.is_empty() {
             return false;
+        } else if self.feeders_alike {
+            (f[0].1, f[0].2)
+        } else {
+            match f.binary_search_by_key(&from, |x| x.0) {
+                Ok(i) => (f[i].1, f[i].2),
+                Err(_) => return false,
+            }
         };
         let scheduled = now
             .saturating_sub(delay)
@@ -368,6 +386,7 @@ impl Link {
         &mut self,
         pkt: &Packet,
         now: SimTime,
+        from: u32,
     ) -> Result<(SimTime, Option<SimTime>), DropCause> {
         self.counters.arrivals += 1;
         if self.down_from != SimTime::MAX && self.outage_loses(pkt.size_bytes, now) {
@@ -378,10 +397,10 @@ impl Link {
         }
         let must_wait = self.busy_until > now;
         if let Queue::DropTail { limit } = self.queue {
-            if must_wait && self.waiting(now, Some(pkt.size_bytes)) >= limit as usize {
+            if must_wait && self.waiting(now, Some((pkt.size_bytes, from))) >= limit as usize {
                 return Err(self.dropped(now, DropCause::Overflow));
             }
-        } else if let Err(cause) = self.managed_admit(pkt, now, must_wait) {
+        } else if let Err(cause) = self.managed_admit(pkt, now, must_wait, from) {
             return Err(self.dropped(now, cause));
         }
         let tx = self.tx_time(pkt.size_bytes);
@@ -425,9 +444,10 @@ impl Link {
         pkt: &Packet,
         now: SimTime,
         must_wait: bool,
+        from: u32,
     ) -> Result<(), DropCause> {
         // (pops the packets that have started, so the deque is what waits)
-        let waiting = self.waiting(now, Some(pkt.size_bytes));
+        let waiting = self.waiting(now, Some((pkt.size_bytes, from)));
         match &mut self.queue {
             Queue::DropTail { .. } => Ok(()),
             Queue::Red(red) => {
@@ -451,7 +471,14 @@ impl Link {
     /// next hop, which needs an event then.
     #[inline]
     pub fn arrive(&mut self, pkt: Packet, now: SimTime) -> Admit {
-        match self.admit(&pkt, now) {
+        self.arrive_from(pkt, now, u32::MAX)
+    }
+
+    /// [`Link::arrive`] for a packet that link `from` delivers (`u32::MAX`:
+    /// from an agent); a tie with a departure depends on it (`waiting`).
+    #[inline]
+    pub fn arrive_from(&mut self, pkt: Packet, now: SimTime, from: u32) -> Admit {
+        match self.admit(&pkt, now, from) {
             Err(cause) => Admit::Dropped(cause),
             Ok((at, wait)) => Admit::Admitted {
                 schedule: self.hold(pkt, at),
@@ -470,8 +497,9 @@ impl Link {
         &mut self,
         pkt: &Packet,
         now: SimTime,
+        from: u32,
     ) -> Result<(SimTime, Option<SimTime>), DropCause> {
-        self.admit(pkt, now)
+        self.admit(pkt, now, from)
     }
 
     /// Keep an admitted packet until it reaches the next hop at `at`.
@@ -618,36 +646,38 @@ mod tests {
     /// 10 ms (0 sends, 1 and 2 wait); at 18 ms 1 starts.
     #[test]
     fn a_tie_goes_to_whichever_ns2_scheduled_first() {
-        let full = |upstream: u32| {
+        let full = || {
             let mut l = Link::new(1e6, 0, Queue::droptail(2));
-            l.feeders = vec![(7, 5_000_000, 1e6), (9, 0, 100e6)];
+            l.set_feeders(vec![(9, 0, 100e6), (7, 5_000_000, 1e6)]);
             for s in 0..3 {
                 assert!(matches!(
                     l.arrive(pkt(s), 10_000_000),
                     Admit::Admitted { .. }
                 ));
             }
-            l.upstream = upstream;
             l
         };
         // from link 7 (5 ms, 1 Mb/s): scheduled at 18 − 5 − 8 = 5 ms, before the
         // start (scheduled at 10 ms): it finds 1 and 2 waiting and is dropped
-        let mut l = full(7);
-        assert!(matches!(l.arrive(pkt(3), 18_000_000), Admit::Dropped(_)));
-        // from link 9 (no delay, 100 Mb/s): scheduled at 17.92 ms, after: 1 has left
-        let mut l = full(9);
+        let mut l = full();
         assert!(matches!(
-            l.arrive(pkt(3), 18_000_000),
+            l.arrive_from(pkt(3), 18_000_000, 7),
+            Admit::Dropped(_)
+        ));
+        // from link 9 (no delay, 100 Mb/s): scheduled at 17.92 ms, after: 1 has left
+        let mut l = full();
+        assert!(matches!(
+            l.arrive_from(pkt(3), 18_000_000, 9),
             Admit::Admitted { .. }
         ));
         // from an agent: after the start, as before
-        let mut l = full(u32::MAX);
+        let mut l = full();
         assert!(matches!(
             l.arrive(pkt(3), 18_000_000),
             Admit::Admitted { .. }
         ));
         // counters count a packet that starts at the instant as started
-        let mut l = full(7);
+        let mut l = full();
         assert_eq!(l.sent_packets_until(18_000_000), 2);
     }
 
@@ -712,7 +742,7 @@ mod tests {
         let lost: Vec<u32> = (0..12u32)
             .filter(|&i| {
                 let p = Packet::new(Kind::Data, 0, i, 1000);
-                l.admit(&p, i as SimTime * 1_000_000) == Err(DropCause::Error)
+                l.admit(&p, i as SimTime * 1_000_000, u32::MAX) == Err(DropCause::Error)
             })
             .collect();
         assert_eq!(lost, [0, 3, 4, 9]);

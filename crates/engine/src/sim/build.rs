@@ -207,6 +207,7 @@ impl Sim {
         let single_input = single_input_links(links.len(), &plan.flows);
         let candidates = victim_candidates(&links, &plan.flows);
         let mut hops = Vec::new();
+        let mut feeders = vec![Vec::new(); links.len()];
         let mut route_at = Vec::with_capacity(nflows);
         for (f, a) in plan.flows.iter().zip(&agents) {
             // the receiver takes packets without an event (see `forward`)
@@ -226,20 +227,21 @@ impl Sim {
                     if h > 0 {
                         // a tie at `link` is decided by when its feeder sent the packet
                         let up = &plan.links[route[h - 1] as usize];
-                        let feeders = &mut links[link as usize].feeders;
-                        if !feeders.iter().any(|f| f.0 == up.id) {
-                            feeders.push((up.id, up.delay_ns, up.rate_bps));
-                        }
+                        feeders[link as usize].push((up.id, up.delay_ns, up.rate_bps));
                     }
                     let next = match route.get(h + 1) {
                         Some(&n) if single_input[n as usize] => Next::Link,
                         None if d == FORWARD as usize && sink_chained => Next::Receiver,
                         _ => Next::Event,
                     };
-                    hops.push(Hop { link, next });
+                    let from = if h > 0 { route[h - 1] } else { u32::MAX };
+                    hops.push(Hop { link, next, from });
                 }
             }
             route_at.push(at);
+        }
+        for (l, f) in links.iter_mut().zip(feeders) {
+            l.set_feeders(f);
         }
         let selectors = links.iter().any(|l| match &l.queue {
             Queue::Threshold(t) => t.selection != Selection::FirstArrival,

@@ -15,6 +15,8 @@ use crate::time::SimTime;
 pub(super) struct Hop {
     pub(super) link: u32,
     pub(super) next: Next,
+    /// The link before this one on the route (`u32::MAX`: the first hop).
+    pub(super) from: u32,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -59,17 +61,13 @@ impl Sim {
         let class = (p.kind == Kind::Udp) as u8;
         let end = base + len;
         let mut i = base + p.hop as u32;
-        // the link the packet comes from (ties at the next one depend on it)
-        let mut from = if i > base {
-            self.hops[i as usize - 1].link
-        } else {
-            u32::MAX
-        };
         while i < end {
-            let Hop { link: l, next } = self.hops[i as usize];
+            let Hop {
+                link: l,
+                next,
+                from,
+            } = self.hops[i as usize];
             i += 1;
-            self.links[l as usize].upstream = from;
-            from = l;
             // Chained: the next link has no other input, or this is the last
             // hop and the receiver takes the packet at once (it would be the
             // link's only pending delivery, so nothing it holds can overtake).
@@ -79,7 +77,7 @@ impl Sim {
                 Next::Receiver => self.links[l as usize].next_delivery().is_none(),
             };
             if chained {
-                match self.links[l as usize].pass(&p, now) {
+                match self.links[l as usize].pass(&p, now, from) {
                     Err(cause) => {
                         self.dropped(&p, l, now, cause);
                         return;
@@ -110,7 +108,7 @@ impl Sim {
             }
             // where the packet goes on when the link delivers it
             p.hop = (i - base) as u8;
-            match self.links[l as usize].arrive(p, now) {
+            match self.links[l as usize].arrive_from(p, now, from) {
                 Admit::Dropped(cause) => self.dropped(&p, l, now, cause),
                 Admit::Admitted { schedule, wait } => {
                     if let Some(at) = schedule {
