@@ -123,9 +123,9 @@ impl Udp {
     /// Emit packets until one survives the access link (or the source stops).
     fn advance(&mut self, flows: &mut [FlowCount], drops: &mut DropLog) {
         while let Some(t) = self.next_departure.filter(|&t| t < self.stop) {
-            let (p, next) = self.src.emit(t);
+            let (mut p, next) = self.src.emit(t);
             self.next_departure = next;
-            match self.access.pass(&p, t, u32::MAX) {
+            match self.access.pass(&mut p, t, u32::MAX) {
                 Ok((at, _)) => {
                     self.pending = Some((p, at));
                     return;

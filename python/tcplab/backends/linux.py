@@ -151,6 +151,10 @@ def _plan(sc: dict) -> dict:
         raise LinuxError(f"trace.series: {bad[0]!r} is not recorded by the linux engine "
                          "(it records cwnd, inflight, seq from TCP_INFO samples, and drops)")
     p = Plan(sc)
+    for link in p.links:
+        if link["queue"].get("ecn"):
+            raise LinuxError("topology.bottleneck.red.ecn: the linux engine's emulated bottleneck does "
+                             "not set ECN marks in the kernel's packets; run ECN on the packet engine")
     interval = p.engine["trace"]["interval_ns"] / 1e9
     sample_s = interval if interval > 0 else parse_duration(lx.get("sample_interval", "10ms"))
     if sample_s < 0.001:
@@ -179,6 +183,9 @@ def _plan(sc: dict) -> dict:
                                      f"accepts only ns-2's default, {default!r})")
             if g["variant"] == "tahoe":
                 raise LinuxError(f"{path}.variant: Linux has no Tahoe; use reno, newreno or sack")
+            if g.get("ecn"):
+                raise LinuxError(f"{path}.ecn: the linux engine's emulated bottleneck does not set "
+                                 "ECN marks in the kernel's packets; run ECN on the packet engine")
             # the group's first flow's access and sink-access links, as the engine plans them
             route = p.route(p.first_of(label))
             (ar, ad), (sr, sd) = _link(route[0]), _link(route[-1])

@@ -109,7 +109,7 @@ _PLAN_FIELDS = {
     "tcp": {"cc", "profile", "variant", "alpha", "beta", "window", "max_cwnd", "initial_cwnd",
             "initial_ssthresh", "initial_rto_ns", "min_rto_ns", "max_rto_ns", "tick_ns", "tick_seed",
             "dupack_threshold", "limited_transmit", "bug_fix", "syn", "header_size", "packet_size",
-            "delayed_ack", "delack_interval_ns", "payload_bytes", "boot_time_s"},
+            "delayed_ack", "delack_interval_ns", "payload_bytes", "boot_time_s", "ecn"},
     "app": {"rate_bps", "send_buffer_pkts", "when_full", "read_bytes", "interval_ns"},
     "udp": {"shape", "mean_bps", "send_jitter_ns"},
     "trace": {"series", "interval_ns"},
@@ -140,6 +140,13 @@ def _refuse_link_queue(link: dict) -> str | None:
                 "run it with the packet engine (engine = \"packet\")")
     if kind not in ("droptail", "red"):
         return f"queue: {kind!r} is not exported to ns-2 (it knows \"droptail\" and \"red\")"
+    return None
+
+
+def _refuse_ecn_marking(link: dict) -> str | None:
+    if link["queue"].get("ecn"):
+        return ("red.ecn: marking is not exported to ns-2 yet (its RED would need setbit_ and "
+                "the agents ecn_); run it on the packet engine")
     return None
 
 
@@ -184,6 +191,9 @@ def _refuse_tcp(tcp: dict) -> str | None:
     if tcp["profile"] == "linux":
         return ("profile: \"linux\" grows the window per acked segment (RFC 3465) and reduces it "
                 "as Linux does, which ns-2's agents do not; run it on the packet or linux engine")
+    if tcp["ecn"]:
+        return ("ecn: ECN is not exported to ns-2 yet (the agents' ecn_ and RED's setbit_); "
+                "run it on the packet engine")
     if tcp["variant"] not in TCP_CLASSES:
         return f"variant: {tcp['variant']!r} has no ns-2 agent here (it knows {', '.join(TCP_CLASSES)})"
     return None
@@ -230,7 +240,8 @@ class _Refusals:
             if link["direction"] != "forward":
                 continue
             _known(link, "link", self.link_key(link))
-            for why in (_refuse_link_queue(link), _refuse_zero_buffer(link), _refuse_errors(link),
+            for why in (_refuse_link_queue(link), _refuse_ecn_marking(link), _refuse_zero_buffer(link),
+                        _refuse_errors(link),
                         _refuse_outages(link, link["id"] in monitored, p["end_ns"])):
                 if why:
                     raise Ns2CannotRun(f"{self.link_key(link)}.{why}")

@@ -10,7 +10,7 @@
 //! admitted packets whose transmission starts after t, kept in a second small
 //! FIFO of start times.
 
-use super::packet::{Kind, Packet};
+use super::packet::{Kind, Packet, CE, ECT};
 use super::queue::Queue;
 use super::ring::Ring;
 use crate::rng::Rng;
@@ -384,7 +384,7 @@ impl Link {
     #[inline(always)]
     fn admit(
         &mut self,
-        pkt: &Packet,
+        pkt: &mut Packet,
         now: SimTime,
         from: u32,
     ) -> Result<(SimTime, Option<SimTime>), DropCause> {
@@ -441,7 +441,7 @@ impl Link {
     /// an idle link (RED's average decays over idle time).
     fn managed_admit(
         &mut self,
-        pkt: &Packet,
+        pkt: &mut Packet,
         now: SimTime,
         must_wait: bool,
         from: u32,
@@ -461,7 +461,16 @@ impl Link {
                 } else {
                     0
                 };
-                red.arrive(waiting, bytes, idle, pkt.size_bytes)
+                match red.arrive(waiting, bytes, idle, pkt.size_bytes) {
+                    // RFC 3168 §5 (ns-2's setbit_): an ECN-capable packet is
+                    // marked instead of dropped early; a full buffer drops
+                    Err(DropCause::Red) if red.ecn && pkt.ecn & ECT != 0 => {
+                        pkt.ecn |= CE;
+                        red.marks += 1;
+                        Ok(())
+                    }
+                    r => r,
+                }
             }
             Queue::Threshold(t) => t.arrive(waiting, pkt.flow, now),
         }
@@ -477,8 +486,8 @@ impl Link {
     /// [`Link::arrive`] for a packet that link `from` delivers (`u32::MAX`:
     /// from an agent); a tie with a departure depends on it (`waiting`).
     #[inline]
-    pub fn arrive_from(&mut self, pkt: Packet, now: SimTime, from: u32) -> Admit {
-        match self.admit(&pkt, now, from) {
+    pub fn arrive_from(&mut self, mut pkt: Packet, now: SimTime, from: u32) -> Admit {
+        match self.admit(&mut pkt, now, from) {
             Err(cause) => Admit::Dropped(cause),
             Ok((at, wait)) => Admit::Admitted {
                 schedule: self.hold(pkt, at),
@@ -495,7 +504,7 @@ impl Link {
     #[inline]
     pub fn pass(
         &mut self,
-        pkt: &Packet,
+        pkt: &mut Packet,
         now: SimTime,
         from: u32,
     ) -> Result<(SimTime, Option<SimTime>), DropCause> {
@@ -741,8 +750,8 @@ mod tests {
         };
         let lost: Vec<u32> = (0..12u32)
             .filter(|&i| {
-                let p = Packet::new(Kind::Data, 0, i, 1000);
-                l.admit(&p, i as SimTime * 1_000_000, u32::MAX) == Err(DropCause::Error)
+                let mut p = Packet::new(Kind::Data, 0, i, 1000);
+                l.admit(&mut p, i as SimTime * 1_000_000, u32::MAX) == Err(DropCause::Error)
             })
             .collect();
         assert_eq!(lost, [0, 3, 4, 9]);

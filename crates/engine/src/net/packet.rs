@@ -41,12 +41,21 @@ pub struct Packet {
     pub nsack: u8,
     /// A retransmission (for traces; the network does not look).
     pub rtx: bool,
+    /// ECN bits: [`ECT`], [`CE`] on data, [`ECE`] on acks (RFC 3168).
+    pub ecn: u8,
     /// With `nsack > 0`: the id under which the sink keeps this ack's SACK
     /// blocks (`TcpSink::take_sack`). The blocks stay out of the packet so
     /// that the packet moved through link pipes and queues is 24 bytes, not
     /// 44; the network never looks at them.
     pub sack_id: u32,
 }
+
+/// ECN-capable transport: the sender may be marked instead of dropped.
+pub const ECT: u8 = 1;
+/// Congestion experienced: a queue marked the packet.
+pub const CE: u8 = 2;
+/// ECN-echo on an ack: the data it acknowledges was marked.
+pub const ECE: u8 = 4;
 
 impl Packet {
     pub fn new(kind: Kind, flow: u32, seq: u32, size_bytes: u32) -> Self {
@@ -59,6 +68,7 @@ impl Packet {
             hop: 0,
             nsack: 0,
             rtx: false,
+            ecn: 0,
             sack_id: 0,
         }
     }

@@ -92,6 +92,8 @@ pub const RED_MAX_P: f64 = 0.1;
 pub const RED_WAIT: bool = true;
 /// ns-2 `Queue/RED gentle_ true`.
 pub const RED_GENTLE: bool = true;
+/// ns-2 `Queue/RED setbit_ false`: RED drops, it does not mark.
+pub const RED_ECN: bool = false;
 /// ns-2 `Queue/RED targetdelay_ 0.005` (s): the automatic min_thresh is
 /// max(RED_MIN_THRESH_FLOOR, targetdelay × packet rate / 2) (red.cc `reset()`).
 pub const RED_TARGET_DELAY_S: f64 = 0.005;

@@ -209,6 +209,10 @@ impl FlowGroup {
                 .delack_interval
                 .map(|x| x.0)
                 .unwrap_or(d.delack_interval_ns),
+            // DCTCP is ECN by definition (RFC 8257 §3)
+            ecn: self
+                .ecn
+                .unwrap_or(self.cc == Some(crate::tcp::cc::Cc::Dctcp)),
         }
     }
 }
@@ -268,6 +272,7 @@ impl Scenario {
                 g.header_size = Some(p.header_size);
                 g.delayed_ack = Some(p.delayed_ack);
                 g.delack_interval = Some(Duration(p.delack_interval_ns));
+                g.ecn = Some(p.ecn);
                 if let Some(app) = &mut g.app {
                     if app.send_buffer.is_some() {
                         app.when_full.get_or_insert(WhenFull::Block);
@@ -310,6 +315,7 @@ fn resolve_queue(l: &mut LinkSpec) {
             gentle: Some(p.gentle),
             mode: Some(p.mode),
             mean_packet_size: Some(p.mean_packet_size),
+            ecn: Some(p.ecn),
         });
     }
 }

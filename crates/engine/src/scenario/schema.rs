@@ -195,6 +195,11 @@ pub struct RedSpec {
     /// time by which an idle period decays the average.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mean_packet_size: Option<u32>,
+    /// Mark instead of dropping: an early drop of an ECN-capable packet
+    /// sets its CE codepoint and admits it (ns-2's `setbit_`, RFC 3168);
+    /// a full buffer still drops. Default false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn: Option<bool>,
 }
 
 /// RED's parameters with every default applied (what the engine runs);
@@ -209,6 +214,7 @@ pub struct RedParams {
     pub gentle: bool,
     pub mode: RedMode,
     pub mean_packet_size: u32,
+    pub ecn: bool,
 }
 
 /// Who the threshold dropper signals at a congestion event (paper C, Sec. I
@@ -668,6 +674,12 @@ pub struct FlowGroup {
     /// (ns-2 `Agent/TCPSink/DelAck interval_` 100 ms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delack_interval: Option<Duration>,
+    /// ECN-capable (RFC 3168): data packets carry ECT, the receiver echoes
+    /// a CE mark on its ack, and the sender reduces its window once per
+    /// window of data instead of losing a packet (ns-2's `ecn_`). Default
+    /// false; `cc = "dctcp"` needs it (and turns it on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn: Option<bool>,
 }
 
 /// A join schedule: active flows n₀ = `initial`, then at `at + k·every`
@@ -830,4 +842,6 @@ pub struct TcpParams {
     pub delayed_ack: bool,
     /// Delayed-ack timer, ns.
     pub delack_interval_ns: SimTime,
+    /// ECN-capable transport (RFC 3168).
+    pub ecn: bool,
 }

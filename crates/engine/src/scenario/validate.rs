@@ -500,6 +500,7 @@ impl Scenario {
                         ("header_size", g.header_size.is_some()),
                         ("delayed_ack", g.delayed_ack.is_some()),
                         ("delack_interval", g.delack_interval.is_some()),
+                        ("ecn", g.ecn.is_some()),
                         ("app", g.app.is_some()),
                     ];
                     if let Some((key, _)) = tcp_only.iter().find(|(_, set)| *set) {
@@ -746,11 +747,13 @@ pub(crate) fn check_queue(path: &str, l: &LinkSpec) -> Result<(), ScenarioError>
                     "must be a positive number of packets",
                 ));
             }
-            if !(p.max_thresh > p.min_thresh && p.max_thresh.is_finite()) {
+            // equal thresholds are a step (DCTCP's marking at K; ns-2's red.cc
+            // takes th_diff = 1 then)
+            if !(p.max_thresh >= p.min_thresh && p.max_thresh.is_finite()) {
                 return Err(err(
                     at("min_thresh"),
                     format!(
-                        "must be below max_thresh (got min_thresh {} and max_thresh {})",
+                        "must not exceed max_thresh (got min_thresh {} and max_thresh {})",
                         p.min_thresh, p.max_thresh
                     ),
                 ));

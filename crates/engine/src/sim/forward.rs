@@ -77,7 +77,7 @@ impl Sim {
                 Next::Receiver => self.links[l as usize].next_delivery().is_none(),
             };
             if chained {
-                match self.links[l as usize].pass(&p, now, from) {
+                match self.links[l as usize].pass(&mut p, now, from) {
                     Err(cause) => {
                         self.dropped(&p, l, now, cause);
                         return;

@@ -32,6 +32,7 @@ pub fn params(variant: Variant, initial_cwnd: u32, initial_ssthresh: u32) -> Tcp
         packet_size: 1000,
         delayed_ack: false,
         delack_interval_ns: 100_000_000,
+        ecn: false,
     }
 }
 
@@ -66,6 +67,23 @@ impl Dialogue {
         self.ack_sack(t_ms, k, &[])
     }
 
+    /// An ack at `t_ms` covering every packet up to `k` that echoes a
+    /// congestion mark (ECE).
+    pub fn ack_ece(&mut self, t_ms: u64, k: i64) -> &mut Self {
+        assert!(self.out.is_empty(), "unchecked packets {:?}", self.seqs());
+        let mut pkt = Packet::new(Kind::Ack, 0, (k + 1) as u32, 40);
+        pkt.ecn = crate::net::packet::ECE;
+        self.s.on_ack(&pkt, &[], ms(t_ms), &mut self.out);
+        self
+    }
+
+    /// Every packet sent since the last check carries ECT.
+    #[track_caller]
+    pub fn all_ect(&mut self) -> &mut Self {
+        assert!(self.out.iter().all(|p| p.ecn == crate::net::packet::ECT));
+        self
+    }
+
     /// The same with SACK blocks `[start, end)`, most recent first.
     pub fn ack_sack(&mut self, t_ms: u64, k: i64, blocks: &[(u32, u32)]) -> &mut Self {
         assert!(self.out.is_empty(), "unchecked packets {:?}", self.seqs());
@@ -88,6 +106,11 @@ impl Dialogue {
 
     fn seqs(&self) -> Vec<i64> {
         self.out.iter().map(|p| p.seq as i64).collect()
+    }
+
+    /// Forget what was sent since the last check.
+    pub fn out_clear(&mut self) {
+        self.out.clear();
     }
 
     /// Exactly these packets were sent since the last check, in this order.

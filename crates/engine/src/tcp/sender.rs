@@ -10,7 +10,7 @@ use super::recovery::{cumulative_ack, Action, Actions, Recovery};
 use super::rtt::RttEstimator;
 pub use super::state::CwndAction;
 use super::state::TcpState;
-use crate::net::packet::{Kind, Packet, SackBlock};
+use crate::net::packet::{Kind, Packet, SackBlock, ECE, ECT};
 use crate::scenario::{TcpParams, Variant};
 use crate::time::SimTime;
 
@@ -50,6 +50,11 @@ pub struct TcpSender {
     /// times, rate samples, a pacer): CUBIC and BBR. Reno's family does
     /// not, and its hot path tests this one flag instead of each hook.
     hooks: bool,
+    /// The ack being processed echoes a congestion mark (ECN flows only).
+    ece: bool,
+    /// Classic ECN (RFC 3168 §6.1.2): no second reduction until an ack
+    /// covers this packet.
+    ecn_end: i64,
     pub rtt: RttEstimator,
     /// The sender has been started and not stopped.
     pub active: bool,
@@ -69,7 +74,7 @@ impl TcpSender {
         if let Controller::Bbr(b) = &mut cc {
             b.seed = flow;
         }
-        let hooks = cc.wants_ack_rtt() || matches!(p.cc, super::cc::Cc::Bbr);
+        let hooks = cc.wants_ack_rtt() || cc.sees_every_ack();
         TcpSender {
             flow,
             p,
@@ -83,6 +88,8 @@ impl TcpSender {
             pace_deadline: None,
             pace_entry: SimTime::MAX,
             hooks,
+            ece: false,
+            ecn_end: 0,
             rtt: RttEstimator::new(
                 p.tick_ns,
                 p.initial_rto_ns,
@@ -208,6 +215,9 @@ impl TcpSender {
             _ => self.p.packet_size,
         };
         let mut pkt = Packet::new(Kind::Data, self.flow, seqno as u32, size);
+        if self.p.ecn {
+            pkt.ecn = ECT;
+        }
         let force_timer = self.st.highest_ack == self.st.maxseq;
         self.counters.sent += 1;
         if self.hooks {
@@ -369,7 +379,9 @@ impl TcpSender {
                 let sample = self.newack_timing(ack, now);
                 if self.hooks {
                     self.ack_hooks(ack, acked, grow, sample, now);
-                } else if grow {
+                } else if grow && !self.ece {
+                    // (an ack echoing a mark does not open the window: ns-2's
+                    // recv_newack_helper skips opencwnd() on ECN-Echo)
                     match &mut self.cc {
                         // TCP(α, β) in ns-2 grows per ack whatever it says
                         Controller::Aimd(a) => a.open(),
@@ -381,6 +393,8 @@ impl TcpSender {
                             highest_ack: ack,
                             next_seq: self.st.maxseq + 1,
                             rate: None,
+                            ece: false,
+                            grow,
                         }),
                     }
                     if ack == 0 && self.p.syn {
@@ -419,8 +433,8 @@ impl TcpSender {
             Some(r) => r.on_ack(ack, acked, now),
             None => None,
         };
-        // BBR (`cong_control`) sees every ack, in recovery too
-        if grow || self.rate.is_some() {
+        // BBR (`cong_control`) and DCTCP see every ack, in recovery too
+        if grow || self.cc.sees_every_ack() {
             let ack_rtt_ns = self.ack_rtt(ack, now);
             self.cc.on_ack(&AckEvent {
                 now,
@@ -430,6 +444,8 @@ impl TcpSender {
                 highest_ack: ack,
                 next_seq: self.st.maxseq + 1,
                 rate,
+                ece: self.ece,
+                grow,
             });
             if self.rate.is_some() {
                 // only a rate-based controller (BBR) sets a pacing rate
@@ -473,6 +489,12 @@ impl TcpSender {
         out: &mut Vec<Packet>,
     ) {
         self.counters.acks += 1;
+        if self.p.ecn {
+            self.ece = pkt.ecn & ECE != 0;
+            if self.ece && !self.cc.sees_every_ack() {
+                self.ecn_echo(cumulative_ack(pkt));
+            }
+        }
         let mut acts = Actions::default();
         let cwnd = self.cc.cwnd();
         self.rec
@@ -482,6 +504,20 @@ impl TcpSender {
         }
         if !self.active && self.st.highest_ack >= self.st.maxseq {
             self.cancel_rtx_timer();
+        }
+    }
+
+    /// An ack for `ack` echoed a congestion mark (RFC 3168 §6.1.2): halve
+    /// the window as for a loss, without retransmitting, before the ack
+    /// releases anything (ns-2's `ecn()` runs first in `recv`); at most once
+    /// per window of data (an ack beyond what was sent at the last
+    /// reduction), and not in loss recovery (that reduction already counts).
+    #[cold]
+    fn ecn_echo(&mut self, ack: i64) {
+        let st = &self.st;
+        if ack > st.highest_ack && ack >= self.ecn_end && st.highest_ack >= st.recover {
+            self.cc.on_ecn(st.windowd(self.cc.cwnd()));
+            self.ecn_end = st.maxseq + 1;
         }
     }
 
@@ -525,6 +561,30 @@ mod tests {
         // Reno under ns-2's profile keeps no table
         let d = Dialogue::start(Variant::Sack, 10, 1000);
         assert!(d.s.sent_at.is_empty());
+    }
+
+    /// RFC 3168 §6.1.2: on an ECN-Echo "the TCP source halves the
+    /// congestion window "cwnd" and reduces the slow start threshold
+    /// "ssthresh"", at most once per window of data, and retransmits
+    /// nothing; data packets carry ECT.
+    #[test]
+    fn an_ecn_echo_halves_the_window_once_per_window_without_a_retransmission() {
+        let mut p = params(Variant::Reno, 10, 40);
+        p.ecn = true;
+        let mut d = Dialogue::with(p);
+        d.sent(&(0..10).collect::<Vec<_>>()).all_ect();
+        d.ack(100, 0).sent(&[10, 11]).window(11.0, 40);
+        // ns-2's TCP(1, ½) halves: ssthresh = cwnd = 11/2 (windowd: the window in use)
+        d.ack_ece(110, 1).window(5.5, 5).sent(&[]);
+        // more echoes for data sent before the reduction: no second cut
+        d.ack_ece(120, 2).sent(&[]);
+        d.ack_ece(130, 3).sent(&[]);
+        assert!(d.s.cwnd() >= 5.5 && d.s.cwnd() < 6.0, "{}", d.s.cwnd());
+        // without ECN the same acks do nothing special
+        let mut d = Dialogue::start(Variant::Reno, 10, 40);
+        d.sent(&(0..10).collect::<Vec<_>>());
+        d.ack(100, 0).sent(&[10, 11]).window(11.0, 40);
+        d.ack_ece(110, 1).window(12.0, 40).sent(&[12, 13]);
     }
 
     /// RFC 6298 §5.5: "The host MUST set RTO <- RTO * 2 ("back off the

@@ -6,7 +6,7 @@
 //! block holds the packet just received, then the most recently reported
 //! other blocks, at most three.
 
-use crate::net::packet::{Kind, Packet, SackBlock, MAX_SACK_BLOCKS};
+use crate::net::packet::{Kind, Packet, SackBlock, CE, ECE, MAX_SACK_BLOCKS};
 use crate::time::SimTime;
 
 pub struct TcpSink {
@@ -22,6 +22,8 @@ pub struct TcpSink {
     pub delack_interval_ns: SimTime,
     /// A delayed ack is owed; the timer is due then.
     pub delack_deadline: Option<SimTime>,
+    /// A packet marked CE arrived since the last ack: echo it (ECE).
+    ce_pending: bool,
     /// Packet 0 is a header-only SYN that carries no data.
     syn: bool,
     payload_bytes: u32,
@@ -62,6 +64,7 @@ impl TcpSink {
             delayed_ack,
             delack_interval_ns,
             delack_deadline: None,
+            ce_pending: false,
             syn,
             payload_bytes,
             delivered_packets: 0,
@@ -114,6 +117,9 @@ impl TcpSink {
     /// A data packet arrives; returns the ack to send now, if any.
     pub fn on_data(&mut self, pkt: &Packet, now: SimTime) -> Option<Packet> {
         let seq = pkt.seq;
+        if pkt.ecn & CE != 0 {
+            self.ce_pending = true;
+        }
         let in_order = seq == self.next_expected;
         let had_holes = !self.ooo.is_empty();
         if in_order {
@@ -195,6 +201,12 @@ impl TcpSink {
 
     fn ack(&mut self) -> Packet {
         let mut a = Packet::new(Kind::Ack, self.flow, self.next_expected, 40);
+        if self.ce_pending {
+            // RFC 3168 §6.1.3 / RFC 8257 §3.2: the ack echoes the mark of the
+            // data it acknowledges (each ack, not until CWR: DCTCP counts them)
+            a.ecn = ECE;
+            self.ce_pending = false;
+        }
         if self.sack {
             let n = self.recent.len().min(MAX_SACK_BLOCKS);
             if n > 0 {

@@ -64,7 +64,8 @@ impl Queue {
 
 /// Random Early Detection as ns-2 2.35 runs it (`REDQueue::enque`), with
 /// ns-2's defaults for what the scenario does not set: `use_mark_p_` true
-/// and `setbit_` false (so an average above max_thresh drops through the
+/// and `setbit_` false (with `ecn`, an early drop of an ECN-capable packet
+/// marks it instead, as `setbit_` true does) (so an average above max_thresh drops through the
 /// early-drop path, as ns-2 does by default), `drop_tail_` (the arrival is
 /// the victim), not adaptive, not cautious.
 ///
@@ -90,6 +91,10 @@ pub struct Red {
     v_d: f64,
     /// The average queue (ns-2 `v_ave`).
     pub ave: f64,
+    /// Mark ECN-capable packets instead of dropping them early (`setbit_`).
+    pub ecn: bool,
+    /// ECN marks set so far.
+    pub marks: u64,
     /// Arrivals since the last drop (ns-2 `count`, `count_bytes`).
     count: i64,
     count_bytes: i64,
@@ -127,6 +132,8 @@ impl Red {
             v_c: (1.0 - p.max_p) / th_max,
             v_d: 2.0 * p.max_p - 1.0,
             ave: 0.0,
+            ecn: p.ecn,
+            marks: 0,
             count: 0,
             count_bytes: 0,
             old: false,

@@ -403,6 +403,8 @@ mod tests {
             highest_ack: 0,
             next_seq: 1,
             rate: Some(rs),
+            ece: false,
+            grow: true,
         }
     }
 

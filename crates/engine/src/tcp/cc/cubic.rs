@@ -393,6 +393,8 @@ mod tests {
             highest_ack: 0,
             next_seq: 0,
             rate: None,
+            ece: false,
+            grow: true,
         }
     }
 

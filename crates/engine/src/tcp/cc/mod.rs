@@ -11,6 +11,7 @@
 pub mod aimd;
 pub mod bbr;
 pub mod cubic;
+pub mod dctcp;
 pub mod linux;
 
 use crate::scenario::TcpParams;
@@ -32,6 +33,9 @@ pub enum Cc {
     Cubic,
     /// BBR version 1 (Linux's `tcp_bbr.c`), paced, see [`bbr`].
     Bbr,
+    /// DCTCP (RFC 8257, Linux's `tcp_dctcp.c`): Reno's growth, a window cut
+    /// by the fraction of ECN-marked data, see [`dctcp`].
+    Dctcp,
 }
 
 impl Cc {
@@ -40,6 +44,7 @@ impl Cc {
             Cc::Reno => "reno",
             Cc::Cubic => "cubic",
             Cc::Bbr => "bbr",
+            Cc::Dctcp => "dctcp",
         }
     }
 }
@@ -62,6 +67,10 @@ pub struct AckEvent {
     pub next_seq: i64,
     /// A delivery-rate sample (`tcp_rate.c`), for controllers that take them.
     pub rate: Option<crate::tcp::rate::RateSample>,
+    /// The ack echoes a congestion mark (ECE).
+    pub ece: bool,
+    /// Loss recovery lets the window grow on this ack (not in recovery).
+    pub grow: bool,
 }
 
 /// What a window reduction does (ns-2's `slowdown()` flags).
@@ -85,6 +94,7 @@ pub enum Controller {
     LinuxReno(linux::LinuxWindow),
     Cubic(Box<cubic::Cubic>),
     Bbr(Box<bbr::Bbr>),
+    Dctcp(Box<dctcp::Dctcp>),
 }
 
 impl Controller {
@@ -102,12 +112,50 @@ impl Controller {
             )),
             (Cc::Cubic, _) => Controller::Cubic(Box::new(cubic::Cubic::new(p))),
             (Cc::Bbr, _) => Controller::Bbr(Box::new(bbr::Bbr::new(p))),
+            (Cc::Dctcp, profile) => {
+                let reno = Controller::new(&TcpParams {
+                    cc: Cc::Reno,
+                    profile,
+                    ..*p
+                });
+                Controller::Dctcp(Box::new(dctcp::Dctcp::new(reno)))
+            }
         }
+    }
+
+    /// The controller sees every ack that acknowledges new data, in loss
+    /// recovery too (BBR's model, DCTCP's marked fraction).
+    pub fn sees_every_ack(&self) -> bool {
+        matches!(self, Controller::Bbr(_) | Controller::Dctcp(_))
     }
 
     /// The controller wants an RTT sample on every ack (`AckEvent::ack_rtt_ns`).
     pub fn wants_ack_rtt(&self) -> bool {
-        matches!(self, Controller::Cubic(_) | Controller::Bbr(_))
+        match self {
+            Controller::Cubic(_) | Controller::Bbr(_) => true,
+            Controller::Dctcp(d) => d.reno.wants_ack_rtt(),
+            _ => false,
+        }
+    }
+
+    /// Set the window after an ECN reaction: cwnd and ssthresh, packets.
+    pub fn set_window(&mut self, cwnd: f64, ssthresh: f64) {
+        match self {
+            Controller::Aimd(a) => {
+                a.cwnd = cwnd;
+                a.ssthresh = ssthresh as i64;
+            }
+            Controller::LinuxReno(w) => {
+                w.cwnd = cwnd as u32;
+                w.ssthresh = ssthresh as u32;
+            }
+            Controller::Cubic(c) => {
+                c.w.cwnd = cwnd as u32;
+                c.w.ssthresh = ssthresh as u32;
+            }
+            Controller::Bbr(_) => {}
+            Controller::Dctcp(d) => d.reno.set_window(cwnd, ssthresh),
+        }
     }
 
     /// The rate the pacer sends at, bits/s; 0: no pacing.
@@ -127,6 +175,7 @@ impl Controller {
             Controller::LinuxReno(w) => w.cwnd as f64,
             Controller::Cubic(c) => c.w.cwnd as f64,
             Controller::Bbr(b) => b.cwnd as f64,
+            Controller::Dctcp(d) => d.reno.cwnd(),
         }
     }
 
@@ -139,6 +188,7 @@ impl Controller {
             Controller::Cubic(c) => c.w.ssthresh as i64,
             // "BBR does not use ssthresh" (TCP_INFINITE_SSTHRESH)
             Controller::Bbr(_) => 0x7fff_ffff,
+            Controller::Dctcp(d) => d.reno.ssthresh(),
         }
     }
 
@@ -151,6 +201,7 @@ impl Controller {
             Controller::LinuxReno(w) => w.reno_cong_avoid(ev.acked.max(0) as u32),
             Controller::Cubic(c) => c.on_ack(ev),
             Controller::Bbr(b) => b.on_ack(ev),
+            Controller::Dctcp(d) => d.on_ack(ev),
         }
     }
 
@@ -168,6 +219,8 @@ impl Controller {
             Controller::LinuxReno(w) => w.reduce(how, w.reno_ssthresh()),
             Controller::Cubic(c) => c.on_congestion_event(how),
             Controller::Bbr(b) => b.on_congestion_event(),
+            // a loss: Reno's reaction (RFC 8257 §3.3)
+            Controller::Dctcp(d) => d.reno.on_congestion_event(window, to_one, after_timeout),
         }
     }
 
@@ -191,6 +244,7 @@ impl Controller {
                     b.on_rto()
                 }
             }
+            Controller::Dctcp(d) => d.reno.on_rto(window, outstanding, after_timeout),
         }
     }
 
@@ -204,6 +258,8 @@ impl Controller {
             Controller::Cubic(c) => c.on_congestion_event(Reduction::Multiplicative),
             // BBRv1 does not react to ECN
             Controller::Bbr(_) => {}
+            // DCTCP reacts in `on_ack`, by the marked fraction
+            Controller::Dctcp(_) => {}
         }
     }
 
@@ -219,6 +275,7 @@ impl Controller {
             Controller::LinuxReno(w) => w.deflate(packets),
             Controller::Cubic(c) => c.w.deflate(packets),
             Controller::Bbr(_) => {}
+            Controller::Dctcp(d) => d.reno.deflate(packets),
         }
     }
 
@@ -229,6 +286,7 @@ impl Controller {
             Controller::LinuxReno(w) => w.cwnd = w.wnd_init,
             Controller::Cubic(c) => c.w.cwnd = c.w.wnd_init,
             Controller::Bbr(b) => b.cwnd = b.wnd_init,
+            Controller::Dctcp(d) => d.reno.on_syn_acked(),
         }
     }
 
@@ -247,6 +305,7 @@ impl Controller {
             Controller::LinuxReno(w) => w.wnd_init = 1,
             Controller::Cubic(c) => c.w.wnd_init = 1,
             Controller::Bbr(b) => b.wnd_init = 1,
+            Controller::Dctcp(d) => d.reno.on_first_packet_lost(),
         }
     }
 }
