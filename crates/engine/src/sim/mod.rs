@@ -96,6 +96,15 @@ impl Sim {
             .expect("a run that is never stopped ends")
     }
 
+    /// Stream the traces to files in `dir` as the run goes, `rows` rows of
+    /// a table at a time, instead of holding them until the end
+    /// ([`crate::record::Spill`]): the run's memory stays flat in its
+    /// duration. The output's tables then name their files.
+    pub fn spill_traces(mut self, dir: std::path::PathBuf, rows: usize) -> Self {
+        self.rec.spill_to(dir, rows);
+        self
+    }
+
     /// Run to the end and report, asking `stop` every 2^15 events (a few
     /// milliseconds of work) whether to give up; None if it said so (Ctrl-C).
     pub fn run_until_stopped(mut self, mut stop: impl FnMut() -> bool) -> Option<RunOutput> {
@@ -103,8 +112,13 @@ impl Sim {
         let mut polls: u32 = 0;
         while let Some((now, ev)) = self.sched.pop_until(end) {
             polls = polls.wrapping_add(1);
-            if polls % (1 << 15) == 0 && stop() {
-                return None;
+            if polls % (1 << 15) == 0 {
+                if self.rec.spill(now) {
+                    break; // the traces could not be written: the output says why
+                }
+                if stop() {
+                    return None;
+                }
             }
             match ev {
                 Event::LinkDeliver(l) => {
