@@ -330,7 +330,7 @@ impl Recorder {
 
     /// Stream the trace tables to files in `dir` as the run goes (see
     /// [`Spill`]): a table's rows go to disk once it holds `rows` of them
-    /// (at the simulator's next poll, every 2^15 events). Playback reads
+    /// (at the simulator's next `Event::Spill`). Playback reads
     /// stay in memory (the run's metrics read them).
     pub fn spill_to(&mut self, dir: PathBuf, rows: usize) {
         self.spill = Some(Spill {

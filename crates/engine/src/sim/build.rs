@@ -250,6 +250,7 @@ impl Sim {
             warm_links: None,
             selectors,
             candidates,
+            spills: 0,
         }
     }
 }

@@ -192,7 +192,8 @@ impl Sim {
             engine_version: crate::VERSION,
             measured_s,
             reference_bps: self.reference_bps,
-            events: self.sched.popped(),
+            // (the events that wrote streamed traces out are not the run's)
+            events: self.sched.popped() - self.spills,
             flows,
             links,
         };

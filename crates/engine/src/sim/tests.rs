@@ -152,13 +152,14 @@ fn bbr_fills_a_clean_link_with_a_small_queue_and_probes_rtt_every_10_s() {
     eprintln!("bbr: utilization {util}, probe-rtt at {episodes:?}, mean queue {worst}");
 }
 
-/// Traces streamed to files as the run goes (`Sim::spill_traces`) hold
-/// exactly the in-memory tables, row for row — the queue table's too, whose
-/// rows are sorted by link and written per link as they become final —
-/// however small the chunks.
+/// Traces streamed to files as the run goes (`Sim::spill_traces`, written
+/// out every 10 ms of simulated time) hold exactly the in-memory tables, row
+/// for row — the queue table's too, whose rows are sorted by link and
+/// written per link as they become final — however small the chunks; the
+/// summary (its event count included) is the same.
 #[test]
 fn spilled_traces_are_the_in_memory_tables() {
-    let json = r#"{"duration": "60s", "warmup": "2s", "seed": 5,
+    let json = r#"{"duration": "20s", "warmup": "2s", "seed": 5,
         "topology": {
           "bottleneck": {"rate": "40Mbps", "delay": "10ms", "buffer": 30},
           "access": {"rate": "100Mbps", "delay": "2ms", "buffer": 50},
@@ -169,12 +170,6 @@ fn spilled_traces_are_the_in_memory_tables() {
         "trace": {"series": ["cwnd", "inflight", "seq", "queue", "drops", "udp", "rtt"]}}"#;
     let plan = Plan::from_scenario(&Scenario::from_json(json).unwrap()).unwrap();
     let whole = Sim::new(&plan).run();
-    // many polls (every 2^15 events), each writing what it has
-    assert!(
-        whole.summary.events > 20 << 15,
-        "{} events",
-        whole.summary.events
-    );
     for rows in [1, 1000, 1 << 20] {
         let dir =
             std::env::temp_dir().join(format!("tcplab-spill-test-{}-{rows}", std::process::id()));
