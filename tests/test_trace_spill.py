@@ -134,9 +134,13 @@ def test_a_failure_to_write_the_traces_is_an_oserror_and_leaves_nothing(tmp_path
 
 def test_ctrl_c_during_a_streaming_run_leaves_nothing(tmp_path):
     """SIGINT while the engine streams traces: KeyboardInterrupt within a
-    second, and neither the output nor its temporary folder remains."""
+    second, and neither the output nor its temporary folder remains. (The run
+    is one whose trace rows would not fit in memory: refused in memory, run
+    when streamed.)"""
     long = {"duration": "2000s", "flows.tcp.count": 20, "topology.bottleneck.rate": "100Mbps",
             "topology.access.rate": "1Gbps", "topology.sink_access.rate": "1Gbps"}
+    with pytest.raises(tcplab.UserError, match="trace.series: .* of memory"):
+        tcplab.run(ROOT / "scenarios" / "b-dumbbell.toml", overrides=long, trace=SERIES)
     fired = []
 
     def interrupt():
@@ -148,7 +152,7 @@ def test_ctrl_c_during_a_streaming_run_leaves_nothing(tmp_path):
     try:
         with pytest.raises(KeyboardInterrupt):
             tcplab.run(ROOT / "scenarios" / "b-dumbbell.toml", overrides=long, trace=SERIES,
-                       out=tmp_path / "o", force=True)
+                       out=tmp_path / "o")
         stopped = time.perf_counter()
     finally:
         timer.cancel()
@@ -163,7 +167,7 @@ def test_a_killed_streaming_run_is_cleaned_by_the_next(tmp_path):
     folder removes it."""
     out = tmp_path / "o"
     args = [sys.executable, "-c", "import sys; from tcplab.cli import main; sys.exit(main(sys.argv[1:]))", "run", str(ROOT / "scenarios" / "b-dumbbell.toml"),
-            "--set", "duration=2000s", "--set", "flows.tcp.count=20", "--force",
+            "--set", "duration=2000s", "--set", "flows.tcp.count=20",
             "--trace", ",".join(SERIES), "--out", str(out)]
     p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
     try:
@@ -185,19 +189,25 @@ def test_a_killed_streaming_run_is_cleaned_by_the_next(tmp_path):
 
 @pytest.mark.slow
 def test_memory_is_flat_in_the_duration(tmp_path):
-    """Max RSS of `tcplab run --out` with every trace on: 10x the duration,
-    not 10x the memory (bench/NOTES.md has the 1000 s, 100-flow measurement)."""
-    def peak(duration: str) -> int:
+    """Max RSS of `tcplab run --out` with every trace on: 20x the duration,
+    about the same memory, where the traces held in memory grow by over 100 MB
+    (bench/NOTES.md has the 1000 s, 100-flow measurement)."""
+    def peak(duration: str, out: bool) -> int:
         code = ("import resource, sys; from tcplab.cli import main; rc = main(sys.argv[1:]); "
                 "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); sys.exit(rc)")
+        where = ["--out", str(tmp_path / duration)] if out else []
         r = subprocess.run([sys.executable, "-c", code, "run", str(ROOT / "scenarios" / "b-dumbbell.toml"),
                             "--set", f"duration={duration}", "--set", "flows.tcp.count=20", "--json",
-                            "--trace", ",".join(SERIES[:-1]), "--out", str(tmp_path / duration)],
+                            "--trace", ",".join(SERIES[:-1]), *where],
                            capture_output=True, text=True, cwd=ROOT, check=True)
         return int(r.stderr.strip().splitlines()[-1]) * 1024
 
-    short, long = peak("20s"), peak("200s")
-    assert long < short * 1.3 + 30e6, (short, long)
+    short, long = peak("20s", True), peak("400s", True)
+    held = peak("400s", False)  # the same run, its traces in memory
+    print(f"max RSS: {short / 1e6:.0f} MB for 20 s, {long / 1e6:.0f} MB for 400 s; "
+          f"{held / 1e6:.0f} MB for 400 s held in memory")
+    assert held > short + 100e6, "the in-memory run should grow: make the runs longer"
+    assert long < short + 30e6, (short, long)
 
 
 def test_an_empty_trace_is_written_as_in_memory(tmp_path, small_chunks):

@@ -199,7 +199,12 @@ fn run_scenario<'py>(
         let sc = Scenario::from_json(&text)
             .and_then(|s| s.resolve())
             .map_err(scenario_error)?;
-        tcplab_engine::budget::check(&sc, force).map_err(scenario_error)?;
+        match &trace_dir {
+            // streamed traces are not held: they cost no memory
+            Some(_) => tcplab_engine::budget::check_streamed(&sc, force),
+            None => tcplab_engine::budget::check(&sc, force),
+        }
+        .map_err(scenario_error)?;
         let plan = Plan::from_scenario(&sc).map_err(scenario_error)?;
         // the GIL is taken back for a moment every few ms of work to run
         // Python's signal handlers (the run holds it released)
