@@ -193,8 +193,11 @@ def test_memory_is_flat_in_the_duration(tmp_path):
     about the same memory, where the traces held in memory grow by over 100 MB
     (bench/NOTES.md has the 1000 s, 100-flow measurement)."""
     def peak(duration: str, out: bool) -> int:
-        code = ("import resource, sys; from tcplab.cli import main; rc = main(sys.argv[1:]); "
-                "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); sys.exit(rc)")
+        # the peak of the child's own memory (VmHWM; ru_maxrss would count the forked
+        # copy of this test process, before the exec)
+        code = ("import re, sys; from tcplab.cli import main; rc = main(sys.argv[1:]); "
+                "print(re.search(r'VmHWM:\\s*(\\d+)', open('/proc/self/status').read())[1], file=sys.stderr); "
+                "sys.exit(rc)")
         where = ["--out", str(tmp_path / duration)] if out else []
         r = subprocess.run([sys.executable, "-c", code, "run", str(ROOT / "scenarios" / "b-dumbbell.toml"),
                             "--set", f"duration={duration}", "--set", "flows.tcp.count=20", "--json",

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["SPILL_ROWS", "CHUNK_ROWS", "SpilledTrace", "TraceFiles", "write_trace", "trace_columns"]
+__all__ = ["SPILL_ROWS", "CHUNK_ROWS", "SpilledTrace", "TraceFiles", "write_trace"]
 
 # Rows of one table the engine holds before it writes them out (8 bytes a value).
 SPILL_ROWS = 1 << 16
@@ -101,11 +101,6 @@ class SpilledTrace:
                 whole[c][at:at + len(df)] = df[c].to_numpy()
             at += len(df)
         return pd.DataFrame(whole)
-
-
-def trace_columns(trace) -> list[str]:
-    """A trace's column names, whether a DataFrame or a `SpilledTrace`."""
-    return list(trace.columns)
 
 
 def write_trace(trace, folder: Path, name: str, meta: dict | None, formats=("parquet", "csv")) -> None:

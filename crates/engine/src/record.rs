@@ -332,8 +332,19 @@ impl Recorder {
     /// [`Spill`]): a table's rows go to disk once it holds `rows` of them
     /// (at the simulator's next `Event::Spill`). Playback reads
     /// stay in memory (the run's metrics read them).
+    /// (Nothing is streamed, and no folder made, when no trace is recorded.)
     pub fn spill_to(&mut self, dir: PathBuf, rows: usize) {
+        let traced = self.tcp.is_some()
+            || self.rtt.is_some()
+            || self.sends.is_some()
+            || self.queue.is_some()
+            || self.drops.is_some()
+            || self.udp.is_some();
+        if !traced {
+            return;
+        }
         self.spill = Some(Spill {
+            made: false,
             dir,
             rows: rows.max(1),
             error: None,
@@ -492,6 +503,8 @@ fn occupancy_rows(
 /// in link order: its rows are sorted by link).
 pub struct Spill {
     dir: PathBuf,
+    /// `dir` exists (made at the first write).
+    made: bool,
     rows: usize,
     error: Option<std::io::Error>,
     /// Per link: the occupancy (TCP, UDP) after the last queue row written.
@@ -552,7 +565,10 @@ impl Spill {
         drops: &mut Option<DropLog>,
         udp: &mut Option<UdpLog>,
     ) -> std::io::Result<()> {
-        std::fs::create_dir_all(&self.dir)?;
+        if !self.made {
+            std::fs::create_dir_all(&self.dir)?;
+            self.made = true;
+        }
         self.table("tcp", tcp, all)?;
         self.table("rtt", rtt, all)?;
         self.table("sends", sends, all)?;

@@ -115,8 +115,10 @@ impl Sim {
     /// event count.
     pub fn spill_traces(mut self, dir: std::path::PathBuf, rows: usize) -> Self {
         self.rec.spill_to(dir, rows);
-        self.sched
-            .schedule(SPILL_EVERY_NS.min(self.end), Event::Spill);
+        if self.rec.spill.is_some() {
+            self.sched
+                .schedule(SPILL_EVERY_NS.min(self.end), Event::Spill);
+        }
         self
     }
 

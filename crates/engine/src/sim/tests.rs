@@ -213,3 +213,25 @@ fn spilled_traces_are_the_in_memory_tables() {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+/// A run without traces streams nothing: no folder, no spill events, the
+/// same summary.
+#[test]
+fn an_untraced_run_streams_nothing() {
+    let json = r#"{"duration": "5s", "seed": 2,
+        "topology": {
+          "bottleneck": {"rate": "10Mbps", "delay": "10ms", "buffer": 30},
+          "access": {"rate": "100Mbps", "delay": "2ms", "buffer": 50},
+          "sink_access": {"rate": "100Mbps", "delay": "3ms", "buffer": 50}},
+        "flows": {"tcp": {"kind": "tcp", "count": 2}}}"#;
+    let plan = Plan::from_scenario(&Scenario::from_json(json).unwrap()).unwrap();
+    let dir = std::env::temp_dir().join(format!("tcplab-spill-none-{}", std::process::id()));
+    let sim = Sim::new(&plan).spill_traces(dir.clone(), 10);
+    assert!(sim.rec.spill.is_none());
+    let out = sim.run();
+    assert!(!dir.exists() && out.traces.is_empty() && out.trace_error.is_none());
+    assert_eq!(
+        serde_json::to_value(&out.summary).unwrap(),
+        serde_json::to_value(&Sim::new(&plan).run().summary).unwrap()
+    );
+}
