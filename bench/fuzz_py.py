@@ -222,9 +222,11 @@ def fuzz(target: Target, execs: int, seconds: float, limit: float, out: Path) ->
             findings.append((x, f"took over {limit} s"))
         except UserError:
             refused += 1
-        except SystemExit as e:  # argparse's own errors, or help asked for (-h, --h…)
+        except SystemExit as e:  # argparse's own errors, or help asked for (-h, -hh, --h…)
+            # argparse reads "-hh" as "-h -h" (short flags cluster): help was asked for
             helped = e.code == 0 and isinstance(x, list) and any(
-                a == "-h" or (len(a) > 2 and "--help".startswith(a)) for a in x)
+                (a.startswith("-h") and not a.startswith("--"))
+                or (len(a) > 2 and "--help".startswith(a)) for a in x)
             if e.code != 2 and not helped:
                 findings.append((x, f"SystemExit({e.code})"))
             else:

@@ -99,7 +99,7 @@ def write_plan(scenario: dict, workdir: Path) -> Path:
             times = str(path)
             variant = "udp"
         else:
-            variant = f.cfg["variant"]
+            variant = f.variant
             variants.add(variant)
             if variant not in ("reno", "newreno", "sack"):
                 raise Unavailable(f"TCP variant {variant!r} has no ns-3 counterpart here")
@@ -107,7 +107,7 @@ def write_plan(scenario: dict, workdir: Path) -> Path:
         if a.per > 0:
             raise Unavailable("errors on access links are not modelled in the ns-3 twin")
         lines.append(" ".join(str(x) for x in (
-            "flow", f.kind, variant, repr(f.start_s), repr(f.stop_s), int(f.cfg["packet_size"]),
+            "flow", f.kind, variant, repr(f.start_s), repr(f.stop_s), f.packet_size,
             repr(a.rate_bps), repr(a.delay_s), a.buffer_pkts,
             repr(s.rate_bps), repr(s.delay_s), s.buffer_pkts, repr(s.per), times)))
     if len(variants) > 1:

@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT / "python"))
 
 
 def _grid(n: int) -> list[float]:
-    # as python/tcplab/reproduce/adaptivity.py
+    # as python/tcplab/reproduce/adaptivity/runs.py
     return [float(f"{f:.3g}") for f in np.geomspace(0.05, 10, n)]
 
 

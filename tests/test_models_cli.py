@@ -228,3 +228,99 @@ def test_models_of_one_shared_link_refuse_a_parking_lot_and_two_way_traffic(caps
         assert not got["aimd-one"]["applies"]
         assert group in got["aimd-one"]["reason"] and "does not cross the bottleneck" in got["aimd-one"]["reason"]
         assert not any(p["applies"] for p in got.values())
+
+
+# --- the models of issue 18 (CUBIC, BBR, DCTCP, buffer sizing) ------------------------------
+
+
+@pytest.mark.parametrize(
+    "argv,value",
+    [
+        # RFC 9438, Table 1: C = 0.4, RTT 0.1 s, p = 1e-5 → 1054 packets
+        (["cubic-window", "--p", "1e-5", "--rtt", "0.1"], 1054),
+        (["cubic", "--p", "1e-5", "--rtt", "0.1"], 10540),
+        # Ware et al.: X = 4, c = 1250/s, l = 40 ms → (1 − 0.355)·(1 − 0.04)
+        (["bbr-share", "--buffer_bdp", "4", "--rate", "1250", "--rtt", "0.04"], 0.645 * 0.96),
+        (["dctcp-k", "--rate", "700", "--rtt", "0.1"], 10),
+        (["dctcp-alpha", "--rate", "1000", "--rtt", "0.1", "--k", "100", "--n", "4"], 0.2),
+        (["dctcp", "--rate", "1000", "--rtt", "0.1", "--k", "100", "--n", "4"], 104 - 4 * 5),
+        (["buffer-bdp", "--rate", "1250", "--rtt", "0.1"], 125),
+        (["buffer-sqrt-n", "--rate", "1250", "--rtt", "0.1", "--n", "25"], 25),
+    ],
+)
+def test_issue18_models_answer(capsys, argv, value):
+    code, out, _ = run(capsys, *argv, "--json")
+    assert code == 0
+    assert json.loads(out)["value"] == pytest.approx(value, rel=5e-4)
+
+
+def test_cubic_explains_its_region(capsys):
+    code, out, _ = run(capsys, "cubic-window", "--p", "1e-3,1e-5", "--rtt", "0.1")
+    assert code == 0 and "reno-friendly region" in out and "cubic region" in out
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["cubic", "--p", "1.5", "--rtt", "0.1"], "p (loss rate per packet) must be in the open interval (0, 1)"),
+        (["cubic", "--p", "0.01"], "--rtt is required"),
+        (["cubic-window", "--p", "0.01", "--rtt", "0.1", "--beta", "1"], "beta"),
+        (["bbr-share", "--buffer_bdp", "0", "--rate", "1250", "--rtt", "0.04"], "buffer_bdp"),
+        (["bbr-share", "--buffer_bdp", "4", "--rate", "1250", "--rtt", "0.04", "--n_bbr", "2.5"],
+         "--n_bbr: expected a whole number"),
+        (["bbr-share", "--buffer_bdp", "200", "--rate", "1250", "--rtt", "0.05"], "probe-rtt would take"),
+        (["dctcp", "--rate", "1000", "--rtt", "0.1", "--k", "-1"], "k (marking threshold"),
+        (["dctcp", "--rate", "10", "--rtt", "0.1", "--k", "0"], "W* = (C·RTT + K)/N (rate, rtt, k, n)"),
+        (["buffer-sqrt-n", "--rate", "1250", "--rtt", "0.1", "--n", "0"], "n (number of long-lived flows"),
+    ],
+)
+def test_issue18_models_refuse_bad_input(capsys, argv, message):
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    assert message in err and "Traceback" not in err
+
+
+SCENARIO_BBR_CUBIC = """
+duration = "60s"
+[topology]
+bottleneck  = { rate = "10Mbps", delay = "18ms", buffer = 200 }
+access      = { rate = "1Gbps", delay = "1ms", buffer = 5000 }
+sink_access = { rate = "1Gbps", delay = "1ms", buffer = 5000 }
+[flows.bbr]
+kind = "tcp"
+cc = "bbr"
+profile = "linux"
+[flows.cubic]
+kind = "tcp"
+cc = "cubic"
+profile = "linux"
+count = 2
+"""
+
+
+def test_scenario_with_bbr_and_cubic_applies_the_bbr_model_and_buffer_rules(tmp_path, capsys):
+    path = tmp_path / "bbr.toml"
+    path.write_text(SCENARIO_BBR_CUBIC)
+    code, out, _ = run(capsys, "scenario", str(path), "--json")
+    assert code == 0
+    rows = {}
+    for r in json.loads(out)["predictions"]:
+        rows.setdefault(r["model"], []).append(r)
+    # c = 10e6/(8·1000) = 1250/s, RTT 2·(1 + 18 + 1) ms = 40 ms: BDP 50, buffer 200 = 4 BDP
+    (share,) = rows["bbr-share"]
+    assert share["applies"] and share["inputs"]["buffer_bdp"] == pytest.approx(4)
+    assert share["value"] == pytest.approx((1 - (0.5 - 1 / 8 - 4 / 200)) * (1 - 0.4 / 10))
+    assert rows["buffer-bdp"][0]["value"] == pytest.approx(50)
+    assert rows["buffer-sqrt-n"][0]["value"] == pytest.approx(50 / 3**0.5)
+    # neither BBR nor CUBIC is AIMD: paper C's and paper B's models are ruled out
+    assert not rows["aimd-one"][0]["applies"] and "other than reno" in rows["aimd-one"][0]["reason"]
+    assert all(not r["applies"] for r in rows["gaimd-alpha"])
+    assert not rows["dctcp"][0]["applies"] and "ECN" in rows["dctcp"][0]["reason"]
+
+
+def test_scenario_bbr_model_needs_loss_based_competitors(tmp_path, capsys):
+    path = tmp_path / "bbr-alone.toml"
+    path.write_text(SCENARIO_BBR_CUBIC.replace('cc = "cubic"', 'cc = "bbr"'))
+    _, out, _ = run(capsys, "scenario", str(path), "--json")
+    rows = {r["model"]: r for r in json.loads(out)["predictions"]}
+    assert not rows["bbr-share"]["applies"] and "no loss-based flows" in rows["bbr-share"]["reason"]

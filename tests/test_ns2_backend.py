@@ -73,7 +73,7 @@ def test_link_rates_must_be_positive_rates():
     with pytest.raises(UserError, match="topology.bottleneck.rate"):
         export_tcl(s)
     s = scenario({"tcp": tcp_group()}, rate="0Mbps")
-    with pytest.raises(Ns2Error, match="topology.bottleneck.rate: expected a positive rate"):
+    with pytest.raises(Ns2Error, match="topology.bottleneck.rate: must be positive"):
         export_tcl(s)
 
 
@@ -100,9 +100,11 @@ def test_export_refuses_what_ns2_cannot_express():
         export_tcl(s)
     s = scenario({"tcp": tcp_group()})
     s["topology"]["bottleneck"]["queue"] = "threshold"
-    with pytest.raises(Ns2Error, match="topology.bottleneck.queue: the threshold dropper"):
+    s["topology"]["bottleneck"]["threshold"] = {"threshold": 3, "immunity": "240ms"}
+    with pytest.raises(Ns2CannotRun, match="topology.bottleneck.queue: the threshold dropper"):
         export_tcl(s)
     s["topology"]["bottleneck"]["queue"] = "codel"
+    del s["topology"]["bottleneck"]["threshold"]
     with pytest.raises(Ns2Error, match="topology.bottleneck.queue"):
         export_tcl(s)
     s = scenario({"tcp": tcp_group(variant="cubic")})

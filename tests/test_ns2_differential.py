@@ -203,12 +203,47 @@ def test_paper_a_runs_event_for_event_as_ns2_when_no_two_events_tie(profile, fre
     assert _event_exact(pkt, ns2)
 
 
-@pytest.mark.xfail(strict=True, reason="tie order (issue 19): ns-2 runs events of equal time in the order "
-                   "they were scheduled — a link schedules a packet's arrival at the next node when it starts "
-                   "sending it (LinkDelay::recv), so an arrival at the bottleneck comes before a departure "
-                   "ending at the same instant, which was scheduled later; tcplab's links deliver the "
-                   "departure first. With every link at 1 Mb/s the flow's packets arrive exactly as others "
-                   "leave: ns-2 drops the arriving TCP packet from a full queue (0.828 s), tcplab admits it "
-                   "and drops a UDP packet 9 ms later")
-def test_paper_a_runs_event_for_event_as_ns2_with_its_equal_link_rates():
-    assert _event_exact(*_paper_a("1Mbps"))
+_XFAIL_04 = pytest.mark.xfail(
+    strict=True, reason="under 2.35's defaults, one cwnd change at 2.86 s comes one packet time "
+    "(8 ms) later in ns-2, then the runs realign; every count is equal. Cause not yet found "
+    "(two packets reaching the bottleneck in the same nanosecond queued in the other order?)")
+
+
+@pytest.mark.parametrize("profile,frequency", [
+    ("ns2-2.35", "0.1Hz"), pytest.param("ns2-2.35", "0.4Hz", marks=_XFAIL_04), ("ns2-2.35", "5Hz"),
+    ("ns2-2001", "0.1Hz"), ("ns2-2001", "0.4Hz"), ("ns2-2001", "5Hz")])
+def test_paper_a_runs_event_for_event_as_ns2_with_its_equal_link_rates(profile, frequency):
+    """Issue 19 (items 3 and 5): with every link at 1 Mb/s, as the paper has it,
+    packets arrive at the bottleneck exactly as others leave it. ns-2 runs events of
+    equal time in the order they were scheduled; a link schedules a packet's arrival
+    at the next node when it starts sending it (LinkDelay::recv), so the arrival
+    comes before the departure ending at the same instant, which the queue scheduled
+    later. tcplab's links let the departure go first until this was found (ns-2 dropped
+    the arriving TCP packet from a full queue at 0.828 s, tcplab admitted it and
+    dropped a UDP packet 9 ms later); now an arrival sees the packet that starts at
+    its instant still waiting, and the runs are ns-2's event for event."""
+    cols = ["delivered_packets", "retransmissions", "timeouts"]
+    pkt, ns2 = _paper_a("1Mbps", frequency, profile)
+    tcp = lambda r: r.flows.loc[r.flows["kind"] == "tcp", cols].values.tolist()  # noqa: E731
+    assert tcp(pkt) == tcp(ns2)
+    udp = lambda r: r.flows.loc[r.flows["kind"] == "udp", "delivered_packets"].tolist()  # noqa: E731
+    assert udp(pkt) == udp(ns2)
+    assert pkt.metrics["bottleneck_drops"] == ns2.metrics["bottleneck_drops"] > 0
+    assert _event_exact(pkt, ns2)
+
+
+@pytest.mark.parametrize("n", [10, 15])
+def test_small_droptail_buffers_lose_as_many_packets_as_in_ns2(n):
+    """Issue 19 (item 5): with a 3-packet buffer and 10 or 15 SACK flows, tcplab lost
+    13% fewer packets than ns-2 (2322 vs 2670 at N = 10, 4298 vs 4939 at N = 15) and its
+    aggregate was 1–2% higher: an arrival at the instant a departure ended found one
+    packet fewer waiting than in ns-2 (see the equal-link-rates test above). Now the
+    drops agree within 3% (ns-2's own seed-to-seed spread on these runs: up to 1.6%) and
+    the aggregate within 1% (before: 1.8% off at N = 10). The tick phase is matched."""
+    ov = [f"flows.sack.count={n}", "topology.bottleneck.buffer=3", "duration=300s", "warmup=30s",
+          "flows.sack.tick_seed=1"]
+    pkt, ns2 = both("scenarios/c-parallel-sack.toml", ov)
+    d1, d2 = pkt.metrics["bottleneck_drops"], ns2.metrics["bottleneck_drops"]
+    assert d1 == pytest.approx(d2, rel=0.03), (d1, d2)
+    g1, g2 = pkt.metrics["normalized_goodput"], ns2.metrics["normalized_goodput"]
+    assert g1 == pytest.approx(g2, rel=0.01), (g1, g2)

@@ -124,3 +124,52 @@ def test_bad_scenario_names_the_key_path():
     bad["flows"]["joiners"]["joins"]["factor"] = 0.5
     with pytest.raises(ValueError, match=r"flows\.joiners\.joins\.factor"):
         _core().plan(json.dumps(bad))
+
+
+def _toml(tmp_path) -> str:
+    """SCENARIO as a TOML file (a small writer for its plain tables)."""
+    def val(v):
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, str):
+            return json.dumps(v)
+        if isinstance(v, dict):
+            return "{ " + ", ".join(f"{k} = {val(x)}" for k, x in v.items()) + " }"
+        return repr(v)
+
+    lines = [f"{k} = {val(v)}" for k, v in SCENARIO.items() if not isinstance(v, dict)]
+    for section in ("topology", "flows"):
+        for name, table in SCENARIO[section].items():
+            lines.append(f"[{section}.{name}]")
+            lines += [f"{k} = {val(v)}" for k, v in table.items()]
+    path = tmp_path / "s.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def test_plan_command_prints_the_engines_plan(tmp_path, capsys):
+    from tcplab.cli import main
+
+    path = _toml(tmp_path)
+    assert main(["plan", path, "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed == json.loads(_core().plan(json.dumps(SCENARIO)))
+    assert main(["plan", path, "--flows", "3"]) == 0
+    text = capsys.readouterr().out
+    # the summary states the instants the engines run, and RED's derived thresholds
+    for f in printed["flows"][:3]:
+        assert f"{f['start_ns'] / 1e9:.9g} s → {f['stop_ns'] / 1e9:.9g} s" in text
+    assert "… 8 more" in text
+    red = printed["links"][0]["queue"]
+    assert f"RED min {red['min_thresh']:g} max {red['max_thresh']:g}" in text
+    assert "access[0…10] ×11" in text and "4 outages" in text
+
+
+def test_plan_command_refuses_bad_input_by_key(tmp_path, capsys):
+    from tcplab.cli import main
+
+    path = _toml(tmp_path)
+    assert main(["plan", path, "--set", "topology.bottleneck.rate=0Mbps"]) == 2
+    assert "topology.bottleneck.rate" in capsys.readouterr().err
+    assert main(["plan", path, "--flows", "-1"]) == 2
+    assert "--flows" in capsys.readouterr().err

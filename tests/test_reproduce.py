@@ -413,3 +413,118 @@ def test_a_cache_that_is_not_a_directory_exits_2_writing_nothing(tmp_path, capsy
     code, _, err = run(capsys, "D", "--claims", "D3", "--tiny", "--out", str(tmp_path / "r"), "--cache", str(afile))
     assert code == 2 and "--cache" in err and "not a directory" in err
     assert not (tmp_path / "r").exists() and afile.read_text() == "mine"
+
+
+# --- the paper packages: notes.md, the setup read from the Plan, the cache's Result -----------------
+
+
+def _note_keys(path) -> set[str]:
+    """Every section name a module looks up as NOTES[...] or load_notes(...)[...]
+    (both branches of a conditional key)."""
+    import ast
+
+    keys = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.Subscript):
+            continue
+        v = node.value
+        named = (isinstance(v, ast.Name) and v.id == "NOTES") or (
+            isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "load_notes")
+        if named:
+            keys |= _keys_of(node.slice)
+    return keys
+
+
+def _keys_of(expr) -> set[str]:
+    import ast
+
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+        return {expr.value}
+    if isinstance(expr, ast.IfExp):
+        return _keys_of(expr.body) | _keys_of(expr.orelse)
+    raise AssertionError(f"a note looked up by a computed name: {ast.unparse(expr)}")
+
+
+@pytest.mark.parametrize("slug", list(PAPERS))
+def test_every_note_a_paper_uses_is_in_its_notes_md_and_every_section_is_used(slug):
+    import importlib
+    from pathlib import Path
+
+    from tcplab.reproduce import load_notes
+
+    package = PAPERS[slug]
+    folder = Path(importlib.import_module(package).__file__).parent
+    used = set().union(*(_note_keys(p) for p in folder.glob("*.py")))
+    sections = load_notes(package)
+    assert used, f"{slug}: no notes looked up"
+    assert used == set(sections), (sorted(used - set(sections)), sorted(set(sections) - used))
+    assert all(text and "\n" not in text for text in sections.values())
+
+
+def test_load_notes_joins_a_sections_lines_and_leaves_out_the_preface(tmp_path, monkeypatch):
+    from tcplab.reproduce import load_notes
+
+    pkg = tmp_path / "notes_pkg_for_test"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "notes.md").write_text("# Title\n\nPreface text.\n\n## one\n\nFirst line\nsecond line {x:.2f}.\n\n"
+                                  "## two words\nA paragraph.\n\n\nAnother one.\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    notes = load_notes("notes_pkg_for_test")
+    assert notes == {"one": "First line second line {x:.2f}.", "two words": "A paragraph.\n\nAnother one."}
+    assert notes["one"].format(x=1 / 3) == "First line second line 0.33."
+
+
+def test_load_notes_refuses_a_section_named_twice(tmp_path, monkeypatch):
+    from tcplab.reproduce import load_notes
+
+    pkg = tmp_path / "notes_twice_for_test"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "notes.md").write_text("## a\nx\n## a\ny\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ValueError, match="section 'a' twice"):
+        load_notes("notes_twice_for_test")
+
+
+def test_paper_setups_are_the_scenarios_numbers():
+    from tcplab.reproduce.adaptivity.runs import setup as a_setup
+    from tcplab.reproduce.parallel_aimd.runs import path as c_path
+    from tcplab.reproduce.triple_slowstart.runs import path as d_path
+
+    # b-dumbbell.toml: 5 + 25 + 5 ms each way, ns-2's queue-limit 50 (49 waiting slots), 1000-byte
+    # packets with a 40-byte header
+    s = ab.setup()
+    assert (s.packet, s.payload, s.buffer) == (1000, 960, 49)
+    assert s.prop_rtt == pytest.approx(0.070) and s.min_rto == pytest.approx(0.2)
+    assert (a_setup().buffer, a_setup().tcp_packet, a_setup().udp_packet) == (40, 1000, 1000)
+    assert c_path().rtt_s == pytest.approx(0.120) and c_path().dropper_tau == "120ms"
+    mu, tau, rtt = d_path()  # 1.5 Mb/s over 512-byte packets, τ = 560 ms
+    assert mu == pytest.approx(1.5e6 / (512 * 8)) and tau == pytest.approx(0.56) and rtt == pytest.approx(tau + 1 / mu)
+
+
+def test_a_cached_run_is_a_result_and_a_reduction_is_named_in_its_entry(tmp_path):
+    import json as _json
+
+    from tcplab.reproduce import Context
+    from tcplab.result import Result
+
+    paper = load_paper("D")
+    overrides = ["duration=5s", "warmup=1s"]
+
+    def keep(r):
+        return {"sends": r.traces["tcp"][["t", "flow"]].head(10)}
+
+    ctx = Context(paper, tmp_path / "out", "tiny", "packet", cache=tmp_path / "cache")
+    fresh = ctx.run("scenarios/d-tahoe-satellite.toml", overrides, keep=keep)
+    again = Context(paper, tmp_path / "out", "tiny", "packet", cache=tmp_path / "cache").run(
+        "scenarios/d-tahoe-satellite.toml", overrides, keep=keep)
+    whole = ctx.run("scenarios/d-tahoe-satellite.toml", overrides)
+    for r in (fresh, again, whole):
+        assert isinstance(r, Result) and r.engine == "packet" and r.engine_version
+    assert again.engine_version == fresh.engine_version and again.metrics == fresh.metrics
+    assert list(again.traces) == ["sends"] and len(again.traces["sends"]) == 10
+    assert {"tcp", "drops"} <= set(whole.traces)
+    entries = {p.name: _json.loads((p / "run.json").read_text()) for p in (tmp_path / "cache" / "reproduce" / "runs").iterdir()}
+    assert sorted(e["reduction"] is None for e in entries.values()) == [False, True]
+    assert any(str(e["reduction"]).endswith("keep") for e in entries.values())

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from tcplab.errors import UserError
@@ -27,6 +28,7 @@ COMMANDS = {
     "fluid": "the hybrid AIMD model of paper C (exact, event-driven)",
     "sweep": "run a parameter sweep (resumable; Parquet results)",
     "results": "query a sweep's results (DuckDB SQL, CSV export)",
+    "plan": "what a run will do: links, routes, flow instants, parameters",
     "export-ns2": "write the ns-2 Tcl script for a scenario",
     "plot": "draw a run's traces (cwnd, queue, seq, rate)",
     "reproduce": "reproduce the papers' claims: figures, verdicts, HTML report",
@@ -84,6 +86,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("tcplab: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader of our output went away (`tcplab plan --json | head`): stop
+        # quietly, as a Unix filter does, without a second error as Python exits
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":

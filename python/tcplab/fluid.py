@@ -24,6 +24,12 @@ Policies (`policy=`):
                          ``probs[i]``, conditioned on at least one cut
 
 All rates are normalized by the capacity c; second moments by c².
+
+A run returns a `FluidResult`, not the `tcplab.result.Result` every scenario
+engine returns: the model's inputs are no scenario (N, β, η, a loss policy, a
+number of events) and its outputs are rates in units of the capacity, with no
+links, packets or bytes for Result's tables, metrics and plots to read. It
+keeps Result's attribute names where they mean the same.
 """
 
 from __future__ import annotations
@@ -46,8 +52,16 @@ TAGS = ("largest", "rate-proportional")
 
 @dataclass
 class FluidResult:
-    """What a fluid run returns; plain attributes so that it can be unified with
-    the packet engine's result.
+    """What a fluid run returns; plain attributes with the names `tcplab.result.Result`
+    uses where they mean the same (engine, engine_version, scenario, metrics, flows,
+    traces).
+
+    Not a `Result`, because what it describes is no scenario run: its inputs are
+    the hybrid model's (N, β, η, a loss policy, a number of congestion events), not a
+    scenario the engine resolves, and its outputs are rates in units of the capacity
+    and their moments per connection — no links, packets, bytes or goodput. Result's
+    links table, its metrics (computed from delivered bytes over a measurement
+    window), `metadata()`'s units and `plot()` would all be empty or wrong for it.
 
     - ``engine``: ``"fluid"``; ``engine_version``: the tcplab-aimd version
     - ``scenario``: every input, resolved (defaults filled in)

@@ -42,11 +42,15 @@ def wire_bytes(scenario: Mapping, group: str) -> int:
 
 
 def payload_bytes(scenario: Mapping, group: str) -> int:
-    """Payload bytes of one data packet of flow group `group` (resolved scenario):
-    packet_size − header_size for TCP, packet_size for UDP."""
-    g = scenario["flows"][group]
-    size = int(g["packet_size"])
-    return size - int(g["header_size"]) if g["kind"] == "tcp" else size
+    """Payload bytes of one data packet of flow group `group` (resolved scenario),
+    as the engine's Plan gives them: packet_size − header_size for TCP,
+    packet_size for UDP."""
+    return _payload(Plan(scenario).first_of(group))
+
+
+def _payload(flow: Mapping) -> int:
+    """Payload bytes of a data packet of a flow of the engine's Plan."""
+    return int(flow["tcp"]["payload_bytes"]) if flow["tcp"] else int(flow["packet_size"])
 
 
 def first_data_seq(scenario: Mapping) -> int:
@@ -112,23 +116,13 @@ class Plan:
     @cached_property
     def flows(self) -> tuple[FlowPlan, ...]:
         """Every flow in id order, with its start and stop instants from the engine."""
-        times = _core().flow_times(self.json)
-        out, fid = [], 0
-        for group in sorted(self.scenario["flows"]):
-            g = self.scenario["flows"][group]
-            for _ in range(int(g["count"])):
-                start, stop = times[fid]
-                out.append(FlowPlan(fid, group, g["kind"], int(start), int(stop),
-                                    wire_bytes(self.scenario, group), payload_bytes(self.scenario, group)))
-                fid += 1
-        if fid != len(times):  # the engine numbers flows the same way
-            raise RuntimeError(f"flow_times gave {len(times)} flows, the scenario has {fid}")
-        return tuple(out)
+        return tuple(FlowPlan(int(f["id"]), f["group"], f["kind"], int(f["start_ns"]), int(f["stop_ns"]),
+                              int(f["packet_size"]), _payload(f)) for f in self.engine["flows"])
 
-    @cached_property
+    @property
     def reference_bps(self) -> float:
         """The rate throughput is normalized by (`measure.reference`)."""
-        return float(_core().reference_bps(self.json))
+        return float(self.engine["reference_bps"])
 
     def link_outages(self, link: int) -> list[tuple[int, int]]:
         """[(start_ns, end_ns)] of the packet engine's link `link` before the run ends."""

@@ -236,9 +236,9 @@ def _rate(res, tr, sel, lo, hi, interval_s=1.0, **_):
     udp: dict = {}
     for f in p.engine["flows"]:
         # constant-rate UDP groups: their sending rate while each flow runs
-        if f["kind"] == "udp" and isinstance(f["udp"]["shape"], (str, int, float)):
+        if f["kind"] == "udp" and f["udp"]["shape"]["kind"] == "constant":
             on = (edges >= f["start_ns"] / 1e9) & (edges < f["stop_ns"] / 1e9)
-            udp[f["group"]] = udp.get(f["group"], 0.0) + np.where(on, f["udp"]["mean_bps"], 0.0)
+            udp[f["group"]] = udp.get(f["group"], 0.0) + np.where(on, f["udp"]["shape"]["rate_bps"], 0.0)
     for g, rate in udp.items():
         ax.plot(edges, rate / 1e6, drawstyle="steps-post", lw=1.2, color=UDP_COLOR, ls="--",
                 label=f"UDP {g} sending rate")

@@ -4,6 +4,12 @@ A `Result` holds the resolved scenario, the engine's name and version, a
 per-flow table, a per-link table, summary metrics (computed here, the same
 way for every engine) and optional traces as pandas DataFrames.
 
+Every engine that runs a scenario returns one (packet, ns2, linux), and
+`tcplab reproduce`'s cache gives its traced runs back as one (with a claim's
+reduction of the traces in `traces` when it asked for one). The hybrid AIMD
+model's `tcplab.fluid.FluidResult` is the one other result type, for the
+reason its docstring gives.
+
 The metrics are computed from the tables' columns with numpy, and the two
 tables become DataFrames only when read: building them and summing pandas
 columns cost ten times what a short packet-engine run costs (bench/NOTES.md,

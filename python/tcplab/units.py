@@ -3,7 +3,7 @@
 Only input a user types, which the engine never sees as such: command-line
 options (`tcplab plot --start/--end/--interval`), sweep axes and overrides
 (`sweep/spec.py`, `sweep/keys.py` normalize numbers with units), rates a
-reproduction writes into its own overrides (`reproduce/alpha_beta._bps`), the
+reproduction writes into its own overrides (`reproduce/alpha_beta/runs.bps`), the
 `[linux]` table's own durations (no simulator reads them), and the ns-2
 export (`backends/ns2.py`), which still reads parts of the resolved scenario
 that the Plan carries too. Everything else reads the engine's Plan in SI

@@ -125,7 +125,7 @@ impl Udp {
         while let Some(t) = self.next_departure.filter(|&t| t < self.stop) {
             let (p, next) = self.src.emit(t);
             self.next_departure = next;
-            match self.access.pass(&p, t) {
+            match self.access.pass(&p, t, u32::MAX) {
                 Ok((at, _)) => {
                     self.pending = Some((p, at));
                     return;
@@ -205,8 +205,22 @@ pub fn run(cfg: EmuConfig, wait_go: impl FnOnce() -> u64) -> Result<(), String> 
     // The engine's own links: forward (data, errors) and reverse (acks),
     // with the engine's random streams (link 0 and 1, as in the packet engine).
     let mut links = [
-        make_link(&with_delay(cfg.fwd_extra_ns), true, sc.seed, 0, 0),
-        make_link(&with_delay(cfg.rev_extra_ns), false, sc.seed, 1, 0),
+        make_link(
+            &with_delay(cfg.fwd_extra_ns),
+            true,
+            sc.seed,
+            0,
+            0,
+            sc.duration.0,
+        ),
+        make_link(
+            &with_delay(cfg.rev_extra_ns),
+            false,
+            sc.seed,
+            1,
+            0,
+            sc.duration.0,
+        ),
     ];
     // Flows in the engine's numbering (groups in key order).
     let mut n_flows = 0u32;
@@ -231,6 +245,7 @@ pub fn run(cfg: EmuConfig, wait_go: impl FnOnce() -> u64) -> Result<(), String> 
                         sc.seed,
                         1_000_000 + id as usize,
                         1_000_000 + id as usize,
+                        sc.duration.0,
                     ),
                     stop,
                     next_departure: Some(start),

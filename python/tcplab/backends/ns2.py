@@ -54,7 +54,6 @@ from pathlib import Path
 
 from tcplab import progress
 from tcplab.errors import EngineCannotRun, UserError
-from tcplab.units import parse_duration, parse_rate
 
 __all__ = [
     "Ns2Error",
@@ -67,10 +66,6 @@ NS_BINARY_ENV = "TCPLAB_NS2"
 
 #: Default wall-time limit for one ns-2 run, seconds.
 DEFAULT_TIMEOUT_S = 3600.0
-
-#: Bytes of TCP/IP header ns-2 adds to a TCP agent's packetSize_
-#: (Agent/TCP tcpip_base_hdr_size_ 40, ns-default.tcl); the SYN is this size.
-TCPIP_HEADER_BYTES = 40
 
 #: Counters ns-2 keeps in C `int`s wrap at 2^32; checkpoints are placed so
 #: that no counter can grow by more than 2^30 between two samples.
@@ -86,18 +81,6 @@ TCP_CLASSES = {  # variant -> (sender class, sink class, delayed-ack sink class)
 
 TRACE_SERIES = ("cwnd", "inflight", "seq", "queue", "drops", "rtt")
 
-# Keys the export understands. A key outside these sets is refused rather than
-# ignored: an oracle that silently drops part of a scenario would lie. (`linux`
-# configures the kernel of the linux engine, not the network: it has no ns-2
-# meaning and is passed over.)
-_TOP_KEYS = {"name", "description", "seed", "duration", "warmup", "topology",
-             "flows", "measure", "trace", "linux"}
-_TOPOLOGY_KEYS = {"kind", "bottleneck", "access", "sink_access", "links"}
-_LINK_KEYS = {"rate", "delay", "buffer", "queue", "errors", "outages", "red", "threshold"}
-_ERRORS_KEYS = {"model", "per", "p_gb", "p_bg", "per_good", "per_bad", "packets"}
-_RED_KEYS = {"preset", "min_thresh", "max_thresh", "max_p", "weight", "wait", "gentle", "mode",
-             "mean_packet_size"}
-
 #: Queue/RED variables pinned to ns-2 2.35's defaults (ns-default.tcl) that
 #: the packet engine's RED assumes: not adaptive, not cautious, drop (never
 #: mark) the arriving packet, and ns-2's default use_mark_p_ (an average above
@@ -106,31 +89,31 @@ _RED_PINNED = (("setbit_", "false"), ("use_mark_p_", "true"), ("mark_p_", "0.1")
                ("adaptive_", "0"), ("cautious_", "0"), ("feng_adaptive_", "0"),
                ("drop_tail_", "true"), ("drop_front_", "false"), ("drop_rand_", "false"),
                ("ns1_compat_", "false"), ("doubleq_", "false"), ("summarystats_", "false"))
-_TCP_KEYS = {"kind", "count", "cc", "variant", "profile", "packet_size", "alpha", "beta", "window",
-             "max_cwnd", "initial_cwnd", "initial_ssthresh", "initial_rto", "min_rto",
-             "max_rto", "tick", "tick_seed", "dupack_threshold", "limited_transmit", "bug_fix", "syn",
-             "header_size", "delayed_ack", "delack_interval", "start", "start_jitter",
-             "stop", "joins", "leaves", "access", "sink_access", "app", "reverse", "hops"}
-_UDP_KEYS = {"kind", "count", "packet_size", "rate", "send_jitter", "start", "start_jitter", "stop",
-             "joins", "leaves", "access", "sink_access", "reverse", "hops"}
-_APP_KEYS = {"kind", "rate", "send_buffer", "when_full", "read", "interval"}
-_TRACE_KEYS = {"series", "interval"}
-
-#: UDP rate shapes ns-2 has no source for: the export plays the packet
-#: engine's own departure times through Application/Traffic/Trace.
-_TRACE_DRIVEN_SHAPES = ("sine", "sines", "piecewise", "onoff")
 
 #: Tracefile records hold the gap to the next packet in whole microseconds
 #: (u_int32); the record after the last packet waits this long (~71 min).
 _TRACE_GAP_MAX_US = 2**32 - 1
 
+#: ns-2's ListErrorModel counts arrivals in a C int.
+_LIST_ERRORS_MAX = 2**31 - 1
 
-def _trace_driven(g: dict) -> bool:
-    """A UDP group whose departures ns-2 replays from the packet engine's
-    schedule: every shape but a constant, and any source with send jitter
-    (drawn from the engine's streams, so both engines send the same packets)."""
-    jitter = parse_duration(g.get("send_jitter", 0.0), "send_jitter")
-    return isinstance(g.get("rate"), dict) or jitter > 0
+#: Every field of the engine's Plan the export reads, per part of the Plan. A
+#: field outside these sets (a feature added to the engine and not yet to the
+#: export) is refused by name rather than ignored: an oracle that silently
+#: dropped part of a scenario would lie.
+_PLAN_FIELDS = {
+    "plan": {"seed", "topology", "end_ns", "warmup_ns", "reference_bps", "links", "flows", "trace"},
+    "link": {"id", "name", "direction", "duplex", "rate_bps", "delay_ns", "buffer_pkts", "queue",
+             "errors", "outages"},
+    "flow": {"id", "group", "kind", "start_ns", "stop_ns", "route", "packet_size", "tcp", "app", "udp"},
+    "tcp": {"cc", "profile", "variant", "alpha", "beta", "window", "max_cwnd", "initial_cwnd",
+            "initial_ssthresh", "initial_rto_ns", "min_rto_ns", "max_rto_ns", "tick_ns", "tick_seed",
+            "dupack_threshold", "limited_transmit", "bug_fix", "syn", "header_size", "packet_size",
+            "delayed_ack", "delack_interval_ns", "payload_bytes", "boot_time_s"},
+    "app": {"rate_bps", "send_buffer_pkts", "when_full", "read_bytes", "interval_ns"},
+    "udp": {"shape", "mean_bps", "send_jitter_ns"},
+    "trace": {"series", "interval_ns"},
+}
 
 
 class Ns2Error(UserError):
@@ -143,14 +126,143 @@ class Ns2CannotRun(Ns2Error, EngineCannotRun):
     export does not write): not the user's mistake, a limit of this engine."""
 
 
-# --------------------------------------------------------------------------- units
+# --------------------------------------------------------------------- refusals
+#
+# What the engine's Plan can say and ns-2 2.35 cannot run, in one list. Each
+# entry: (where in the Plan, a test on that part, the refusal). The key a
+# refusal names is the scenario key that asked for the feature; a refusal is
+# Ns2CannotRun (a limit of this engine, not the user's mistake).
+
+def _refuse_link_queue(link: dict) -> str | None:
+    kind = link["queue"]["kind"]
+    if kind == "threshold":
+        return ("queue: the threshold dropper (paper C) has no ns-2 counterpart; "
+                "run it with the packet engine (engine = \"packet\")")
+    if kind not in ("droptail", "red"):
+        return f"queue: {kind!r} is not exported to ns-2 (it knows \"droptail\" and \"red\")"
+    return None
 
 
-def _positive_rate(value, path: str) -> float:
-    bps = parse_rate(value, path)
-    if not math.isfinite(bps) or bps <= 0:
-        raise Ns2Error(f"{path}: expected a positive rate, got {value!r}")
-    return bps
+def _refuse_zero_buffer(link: dict) -> str | None:
+    if link["buffer_pkts"] < 1:
+        return ("buffer: a zero buffer has no ns-2 equivalent (ns-2 DropTail with queue-limit 1 "
+                "drops every arrival); give at least 1 waiting packet")
+    return None
+
+
+def _refuse_errors(link: dict) -> str | None:
+    e = link["errors"]
+    if e is None or e["model"] in ("bernoulli", "gilbert-elliott"):
+        return None
+    if e["model"] == "list":
+        if any(k >= _LIST_ERRORS_MAX for k in e.get("packets", ())):
+            return ("errors.packets: arrival numbers must be below 2^31 - 1 for ns-2 "
+                    "(its ListErrorModel counts in an int)")
+        return None
+    return (f"errors.model: {e['model']!r} is not exported to ns-2 (it knows \"bernoulli\", as "
+            "ErrorModel with unit pkt, \"gilbert-elliott\", as ErrorModel/MultiState with packet "
+            "transitions, and \"list\", as ErrorModel/List with unit pkt)")
+
+
+def _refuse_outages(link: dict, monitored: bool, end_ns: int) -> str | None:
+    if not link["outages"] or link["outages"][0][0] >= end_ns:
+        return None
+    if monitored:
+        return ("outages: not exported to ns-2 (taking a link down resets its queue monitor, "
+                "whose counters are the link's results); outages on access and sink_access "
+                "links are exported")
+    if link["outages"][0][0] == 0:
+        return ("outages: an outage at time 0 is not exported to ns-2 (rtmodel cannot schedule "
+                "an event at time 0); start outages later")
+    return None
+
+
+def _refuse_tcp(tcp: dict) -> str | None:
+    if tcp["cc"] != "reno":
+        return (f"cc: ns-2 2.35's one-way agents run Reno-family congestion control only, "
+                f"not {tcp['cc']!r}")
+    if tcp["profile"] == "linux":
+        return ("profile: \"linux\" grows the window per acked segment (RFC 3465) and reduces it "
+                "as Linux does, which ns-2's agents do not; run it on the packet or linux engine")
+    if tcp["variant"] not in TCP_CLASSES:
+        return f"variant: {tcp['variant']!r} has no ns-2 agent here (it knows {', '.join(TCP_CLASSES)})"
+    return None
+
+
+def _refuse_app(app: dict) -> str | None:
+    if app["when_full"] == "drop":
+        return ("app.when_full: \"drop\" is not exported to ns-2 (its TCP agent has no send buffer "
+                "that could refuse a write); \"block\" is, as window_ = min(window, send_buffer)")
+    return None
+
+
+def _refuse_trace(trace: dict, topology: str) -> str | None:
+    for s in ("queue", "drops"):
+        if topology != "dumbbell" and s in trace["series"]:
+            return (f"series: {s!r} is exported to ns-2 for a dumbbell's bottleneck only, "
+                    f"not on a {topology} (run it on the packet engine)")
+    return None
+
+
+class _Refusals:
+    """Apply the list above to an engine Plan; the first refusal is raised."""
+
+    def __init__(self, p: dict, groups: dict):
+        self.p, self.groups = p, groups
+
+    def link_key(self, link: dict) -> str:
+        """The scenario key that configured link `link` (a name of the Plan)."""
+        name = link["name"]
+        if name == "bottleneck":
+            return "topology.bottleneck"
+        if name.startswith("link["):
+            return f"topology.{name.replace('link[', 'links[')}"
+        side, fid = name.rstrip("]").split("[")
+        group = self.p["flows"][int(fid)]["group"]
+        override = (self.groups.get(group) or {}).get(side)
+        return f"flows.{group}.{side}" if override is not None else f"topology.{side}"
+
+    def check(self) -> None:
+        p = self.p
+        _known(p, "plan", "")
+        monitored = {l["id"] for l in _monitored_links(p)}
+        for link in p["links"]:
+            if link["direction"] != "forward":
+                continue
+            _known(link, "link", self.link_key(link))
+            for why in (_refuse_link_queue(link), _refuse_zero_buffer(link), _refuse_errors(link),
+                        _refuse_outages(link, link["id"] in monitored, p["end_ns"])):
+                if why:
+                    raise Ns2CannotRun(f"{self.link_key(link)}.{why}")
+        for f in p["flows"]:
+            key = f"flows.{f['group']}"
+            _known(f, "flow", key)
+            for part in ("tcp", "app", "udp"):
+                if f[part] is not None:
+                    _known(f[part], part, key)
+            why = (f["tcp"] and _refuse_tcp(f["tcp"])) or (f["app"] and _refuse_app(f["app"]))
+            if why:
+                raise Ns2CannotRun(f"{key}.{why}")
+        _known(p["trace"], "trace", "trace")
+        why = _refuse_trace(p["trace"], p["topology"])
+        if why:
+            raise Ns2CannotRun(f"trace.{why}")
+
+
+def _known(part: dict, what: str, key: str) -> None:
+    unknown = sorted(set(part) - _PLAN_FIELDS[what])
+    if unknown:
+        where = f"{key}." if key else ""
+        raise Ns2CannotRun(f"{where}{unknown[0].removesuffix('_ns')}: not supported by the ns-2 export "
+                           f"(the engine plans it; the export translates {', '.join(sorted(_PLAN_FIELDS[what]))})")
+
+
+def _monitored_links(p: dict) -> list[dict]:
+    """Forward directions of the links whose counters are results: the dumbbell's
+    bottleneck, or every link of a path or parking lot's chain."""
+    want = (lambda n: n == "bottleneck") if p["topology"] == "dumbbell" else \
+        (lambda n: n.startswith("link["))
+    return [l for l in p["links"] if l["direction"] == "forward" and want(l["name"])]
 
 
 def _tcl_num(x: float) -> str:
@@ -163,6 +275,10 @@ def _tcl_num(x: float) -> str:
 
 @dataclass(frozen=True)
 class _Link:
+    """One duplex link of the Plan (its forward direction's numbers)."""
+    name: str
+    #: The engine's id of the forward direction (`_errors_seed`'s stream).
+    id: int
     rate_bps: float
     delay_s: float
     buffer_pkts: int
@@ -173,8 +289,8 @@ class _Link:
     ge: tuple | None = None
     #: Arrival numbers lost on the forward direction (errors model "list").
     drops: tuple | None = None
-    #: The link has an outage schedule (times from the engine, `link_outages`).
-    outages: bool = False
+    #: [(start_ns, end_ns)] when the link is down (the Plan's schedule).
+    outages: tuple = ()
     #: Queue/RED variables (name, value) when queue == "red".
     red: tuple[tuple[str, str], ...] = ()
 
@@ -190,46 +306,40 @@ class _Link:
         return "RED" if self.queue == "red" else "DropTail"
 
 
-def _bool(d: dict, key: str, path: str) -> bool:
-    v = _require(d, key, path)
-    if not isinstance(v, bool):
-        raise Ns2Error(f"{path}.{key}: expected true or false, got {v!r}")
-    return v
-
-
-def _red_vars(red: dict, path: str) -> tuple[tuple[str, str], ...]:
-    """Queue/RED variables for a resolved `red` table (every value set)."""
-    _check_keys(red, _RED_KEYS, path)
-
-    def num(key, lo, hi=math.inf):
-        v = _require(red, key, path)
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo < v <= hi:
-            raise Ns2Error(f"{path}.{key}: expected a number in ({lo}, {hi}], got {v!r}")
-        return float(v)
-
-    def flag(key):
-        return "true" if _bool(red, key, path) else "false"
-
-    mode = _require(red, "mode", path)
-    if mode not in ("packet", "byte"):
-        raise Ns2Error(f"{path}.mode: expected \"packet\" or \"byte\", got {mode!r}")
-    bytes_ = "true" if mode == "byte" else "false"
-    max_p = num("max_p", 0.0, 1.0)
-    mean = _require(red, "mean_packet_size", path)
-    if isinstance(mean, bool) or not isinstance(mean, int) or mean < 1:
-        raise Ns2Error(f"{path}.mean_packet_size: expected whole bytes >= 1, got {mean!r}")
+def _red_vars(q: dict) -> tuple[tuple[str, str], ...]:
+    """Queue/RED variables for the Plan's RED parameters."""
+    bytes_ = "true" if q["mode"] == "byte" else "false"
+    flag = lambda v: "true" if v else "false"  # noqa: E731
     return (
         ("bytes_", bytes_),
         ("queue_in_bytes_", bytes_),
-        # thresholds > 0: ns-2 reads 0 as "configure automatically"
-        ("thresh_", _tcl_num(num("min_thresh", 0.0))),
-        ("maxthresh_", _tcl_num(num("max_thresh", 0.0))),
-        ("q_weight_", _tcl_num(num("weight", 0.0, 1.0))),
-        ("linterm_", _tcl_num(1.0 / max_p)),
-        ("wait_", flag("wait")),
-        ("gentle_", flag("gentle")),
-        ("mean_pktsize_", str(mean)),
+        # thresholds > 0 (the engine checks): ns-2 reads 0 as "configure automatically"
+        ("thresh_", _tcl_num(q["min_thresh"])),
+        ("maxthresh_", _tcl_num(q["max_thresh"])),
+        ("q_weight_", _tcl_num(q["weight"])),
+        ("linterm_", _tcl_num(1.0 / q["max_p"])),
+        ("wait_", flag(q["wait"])),
+        ("gentle_", flag(q["gentle"])),
+        ("mean_pktsize_", str(int(q["mean_packet_size"]))),
     ) + _RED_PINNED
+
+
+def _link(l: dict, end_ns: int) -> _Link:
+    e = l["errors"] or {}
+    model = e.get("model")
+    return _Link(
+        name=l["name"], id=int(l["id"]),
+        rate_bps=float(l["rate_bps"]), delay_s=l["delay_ns"] / 1e9, buffer_pkts=int(l["buffer_pkts"]),
+        queue=l["queue"]["kind"],
+        per=float(e.get("per") or 0.0) if model == "bernoulli" else 0.0,
+        ge=tuple(float(e.get(k) or 0.0) for k in ("p_gb", "p_bg", "per_good", "per_bad"))
+        if model == "gilbert-elliott" else None,
+        drops=tuple(int(k) for k in e.get("packets") or ()) if model == "list" else None,
+        # the Plan's list ends with the first outage at or after the end (the
+        # packet engine needs it for packets in flight); ns-2 needs those before
+        outages=tuple((int(a), int(b)) for a, b in l["outages"] if a < end_ns),
+        red=_red_vars(l["queue"]) if l["queue"]["kind"] == "red" else (),
+    )
 
 
 @dataclass(frozen=True)
@@ -237,19 +347,37 @@ class _Flow:
     id: int
     group: str
     kind: str  # "tcp" | "udp"
-    cfg: dict
     start_s: float
     stop_s: float
+    #: Bytes of a data packet on the wire.
+    packet_size: int
+    #: The Plan's TCP parameters (tcp flows), application and UDP source.
+    tcp: dict | None
+    app: dict | None
+    udp: dict | None
     access: _Link | None  # None on a path (no access links)
     sink_access: _Link | None
-    #: Parking lot: first and last bottleneck crossed (indices into `chain`).
+    #: Parking lot: first and last chain link crossed (indices into `chain`).
     hops: tuple[int, int] = (0, 0)
     #: Data travel the topology backwards: the agent sits at the sink side.
     reverse: bool = False
 
+    @property
+    def variant(self) -> str:
+        return self.tcp["variant"]
+
+    @property
+    def trace_driven(self) -> bool:
+        """A UDP source whose departures ns-2 replays from the packet engine's
+        schedule: every shape but a constant, and any source with send jitter
+        (drawn from the engine's streams, so both engines send the same packets)."""
+        return self.kind == "udp" and (self.udp["shape"]["kind"] != "constant"
+                                       or self.udp["send_jitter_ns"] > 0)
+
 
 @dataclass(frozen=True)
 class _Plan:
+    #: The resolved scenario (the engine's departure schedules are asked with it).
     scenario: dict
     name: str
     seed: int
@@ -266,13 +394,8 @@ class _Plan:
     topology: str = "dumbbell"
     #: Path and parking lot: the chain of links, router i to router i + 1.
     chain: tuple[_Link, ...] = ()
-    #: The engine's link id of every link direction by (name, direction):
-    #: the random streams of loss models (`_errors_seed`).
-    link_ids: tuple[tuple[str, str, int], ...] = ()
-
-    def link_id(self, name: str) -> int:
-        """The engine's id of link `name`'s forward direction."""
-        return next(i for n, d, i in self.link_ids if n == name and d == "forward")
+    #: The engine's rate that throughput is normalized by.
+    reference_bps: float = 0.0
 
     @property
     def monitored(self) -> tuple[tuple[str, _Link, str, str], ...]:
@@ -280,234 +403,50 @@ class _Plan:
         results: the dumbbell's bottleneck, or every link of the chain."""
         if self.topology == "dumbbell":
             return (("bottleneck", self.bottleneck, "$r1", "$r2"),)
-        return tuple((f"link[{k}]", l, f"$r({k})", f"$r({k + 1})")
-                     for k, l in enumerate(self.chain))
+        return tuple((l.name, l, f"$r({k})", f"$r({k + 1})") for k, l in enumerate(self.chain))
 
 
-def _check_keys(d: dict, allowed: set, path: str) -> None:
-    if not isinstance(d, dict):
-        raise Ns2Error(f"{path}: expected a table, got {d!r}")
-    unknown = sorted(set(d) - allowed)
-    if unknown:
-        where = f"{path}." if path else ""
-        raise Ns2CannotRun(f"{where}{unknown[0]}: not supported by the ns-2 export "
-                       f"(it knows {', '.join(sorted(allowed))})")
-
-
-def _require(d: dict, key: str, path: str):
-    if key not in d:
-        raise Ns2Error(f"{path}.{key}: missing (the ns-2 export needs a resolved "
-                       "scenario with every default filled in)")
-    return d[key]
-
-
-def _link(params: dict, path: str) -> _Link:
-    _check_keys(params, _LINK_KEYS, path)
-    queue = str(params.get("queue", "droptail")).lower()
-    if queue == "threshold":
-        raise Ns2CannotRun(f"{path}.queue: the threshold dropper (paper C) has no ns-2 counterpart; "
-                       "run it with the packet engine (engine = \"packet\")")
-    if queue not in ("droptail", "red"):
-        raise Ns2CannotRun(f"{path}.queue: {queue!r} is not exported to ns-2 "
-                       "(it knows \"droptail\" and \"red\")")
-    for sub in ("red", "threshold"):
-        if params.get(sub) is not None and queue != sub:
-            raise Ns2Error(f"{path}.{sub}: applies only with queue = \"{sub}\"")
-    red = ()
-    if queue == "red":
-        red = _red_vars(_require(params, "red", path), f"{path}.red")
-    buffer = _require(params, "buffer", path)
-    if isinstance(buffer, bool) or not isinstance(buffer, int) or buffer < 1:
-        raise Ns2Error(f"{path}.buffer: expected a whole number of waiting packets "
-                       f">= 1, got {buffer!r} (ns-2 DropTail with queue-limit 1 drops "
-                       "every arrival, so a zero buffer has no ns-2 equivalent)")
-    per, ge, drops = 0.0, None, None
-    errors = params.get("errors")
-    if errors is not None:
-        _check_keys(errors, _ERRORS_KEYS, f"{path}.errors")
-        model = errors.get("model")
-
-        def prob(key):
-            v = float(_require(errors, key, f"{path}.errors"))
-            if not 0.0 <= v <= 1.0:
-                raise Ns2Error(f"{path}.errors.{key}: expected a probability in [0, 1], got {v!r}")
-            return v
-
-        if model == "bernoulli":
-            per = prob("per")
-        elif model == "gilbert-elliott":
-            ge = tuple(prob(k) for k in ("p_gb", "p_bg", "per_good", "per_bad"))
-        elif model == "list":
-            drops = tuple(_require(errors, "packets", f"{path}.errors"))
-            if not all(isinstance(k, int) and not isinstance(k, bool) and 0 <= k < 2**31 - 1
-                       for k in drops) or any(b <= a for a, b in zip(drops, drops[1:])):
-                raise Ns2Error(f"{path}.errors.packets: expected strictly increasing arrival "
-                               "numbers in [0, 2^31 - 1) (ns-2's ListErrorModel counts in an int)")
-        else:
-            raise Ns2CannotRun(f"{path}.errors.model: {model!r} is not exported to ns-2 (it knows "
-                           "\"bernoulli\", as ErrorModel with unit pkt, \"gilbert-elliott\", "
-                           "as ErrorModel/MultiState with packet transitions, and \"list\", as "
-                           "ErrorModel/List with unit pkt)")
-    outages = params.get("outages") is not None
-    return _Link(
-        rate_bps=_positive_rate(_require(params, "rate", path), f"{path}.rate"),
-        delay_s=parse_duration(_require(params, "delay", path), f"{path}.delay"),
-        buffer_pkts=buffer,
-        queue=queue,
-        per=per,
-        ge=ge,
-        drops=drops,
-        outages=outages,
-        red=red,
-    )
-
-
-def _merged_link(default: dict, override, path: str) -> _Link:
-    if override is None:
-        return _link(default, path)
-    _check_keys(override, _LINK_KEYS, path)
-    return _link({**default, **override}, path)
-
-
-def _engine_flow_times(scenario: dict) -> list[tuple[float, float]]:
-    """(start, stop) in seconds of every flow, as the packet engine runs them
-    (start jitter, join and leave schedules): one definition for both engines."""
+def _engine_plan(scenario: dict) -> dict:
+    """The engine's Plan of `scenario` (its errors as Ns2Error: exit 2, key named)."""
     import json
 
     from tcplab.scenario import _core
 
     try:
-        times = _core().flow_times(json.dumps(scenario))
+        p = _core().plan(json.dumps(scenario))
     except ValueError as exc:
         raise Ns2Error(str(exc)) from None
-    return [(a / 1e9, b / 1e9) for a, b in times]
+    return json.loads(p) if isinstance(p, str) else p
 
 
 def _plan(scenario: dict) -> _Plan:
-    _check_keys(scenario, _TOP_KEYS, "")
-    seed = scenario.get("seed", 1)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise Ns2Error(f"seed: expected a non-negative integer, got {seed!r}")
-    duration = parse_duration(_require(scenario, "duration", "scenario"), "duration")
-    warmup = parse_duration(scenario.get("warmup", 0.0), "warmup")
-    if duration <= 0:
-        raise Ns2Error(f"duration: expected a positive duration, got {scenario['duration']!r}")
-    if warmup >= duration:
-        raise Ns2Error(f"warmup: must be shorter than duration ({warmup} s >= {duration} s)")
-
-    topo = _require(scenario, "topology", "scenario")
-    _check_keys(topo, _TOPOLOGY_KEYS, "topology")
-    topo_kind = str(topo.get("kind", "dumbbell")).lower()
-    if topo_kind not in ("dumbbell", "path", "parking-lot"):
-        raise Ns2CannotRun(f"topology.kind: expected dumbbell, path or parking-lot, got {topo['kind']!r}")
-    chain = tuple(_link(l, f"topology.links[{k}]") for k, l in enumerate(topo.get("links") or []))
-    if topo_kind == "dumbbell":
-        bottleneck = _link(_require(topo, "bottleneck", "topology"), "topology.bottleneck")
-    else:
-        # the slowest link (the first of equals), as the engine's "capacity"
-        bottleneck = min(chain, key=lambda l: l.rate_bps)
-    access_default = sink_default = None
-    if topo_kind != "path":
-        access_default = _require(topo, "access", "topology")
-        sink_default = _require(topo, "sink_access", "topology")
-        _check_keys(access_default, _LINK_KEYS, "topology.access")
-        _check_keys(sink_default, _LINK_KEYS, "topology.sink_access")
-
-    groups = _require(scenario, "flows", "scenario")
-    if not isinstance(groups, dict) or not groups:
-        raise Ns2Error("flows: expected at least one flow group")
-    # the engine's plan first: it refuses a scenario too big to plan (budget::check_plan)
-    # before anything here walks its flows one by one
-    times = _engine_flow_times(scenario)
-    members = []  # (group, kind, config, access, sink_access) per flow, in id order
-    for label in sorted(groups):
-        g = groups[label]
-        path = f"flows.{label}"
-        if not isinstance(g, dict):
-            raise Ns2Error(f"{path}: expected a table, got {g!r}")
-        kind = g.get("kind")
-        if kind == "tcp":
-            _check_keys(g, _TCP_KEYS, path)
-            if g.get("cc", "reno") != "reno":
-                raise Ns2CannotRun(f"{path}.cc: ns-2 2.35's one-way agents run Reno-family "
-                                   f"congestion control only, not {g['cc']!r}")
-            if g.get("profile") == "linux":
-                raise Ns2CannotRun(f"{path}.profile: \"linux\" grows the window per acked segment "
-                                   "(RFC 3465) and reduces it as Linux does, which ns-2's agents do not; "
-                                   "run it on the packet or linux engine")
-            variant = _require(g, "variant", path)
-            if variant not in TCP_CLASSES:
-                raise Ns2Error(f"{path}.variant: expected one of "
-                               f"{', '.join(TCP_CLASSES)}, got {variant!r}")
-            header = g.get("header_size", TCPIP_HEADER_BYTES)
-            if isinstance(header, bool) or not isinstance(header, int) or header < 1:
-                raise Ns2Error(f"{path}.header_size: expected whole bytes >= 1, got {header!r}")
-            size = _require(g, "packet_size", path)
-            if isinstance(size, bool) or not isinstance(size, int) or size <= header:
-                raise Ns2Error(f"{path}.packet_size: expected whole bytes on the wire "
-                               f"> {header} (the TCP/IP header), got {size!r}")
-            app = g.get("app")
-            if app is not None:
-                _check_keys(app, _APP_KEYS, f"{path}.app")
-                if app.get("kind") != "cbr":
-                    raise Ns2CannotRun(f"{path}.app.kind: only \"cbr\" is exported to ns-2")
-                if app.get("when_full") == "drop":
-                    raise Ns2CannotRun(f"{path}.app.when_full: \"drop\" is not exported to ns-2 (its "
-                                   "TCP agent has no send buffer that could refuse a write); "
-                                   "\"block\" is, as window_ = min(window, send_buffer)")
-        elif kind == "udp":
-            _check_keys(g, _UDP_KEYS, path)
-            rate = _require(g, "rate", path)
-            if isinstance(rate, dict) and "file" in rate:
-                raise Ns2Error(f"{path}.rate.file: read the trace into points first "
-                               "(tcplab.load_scenario does)")
-            if isinstance(rate, dict) and rate.get("shape") not in _TRACE_DRIVEN_SHAPES:
-                raise Ns2CannotRun(f"{path}.rate: rate shape {rate.get('shape')!r} is not exported "
-                               f"to ns-2 (it plays {', '.join(_TRACE_DRIVEN_SHAPES)} from a "
-                               "trace file, and constant rates with CBR)")
-            size = _require(g, "packet_size", path)
-            if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
-                raise Ns2Error(f"{path}.packet_size: expected whole bytes > 0, got {size!r}")
-        else:
-            raise Ns2Error(f"{path}.kind: expected \"tcp\" or \"udp\", got {kind!r}")
-        count = _require(g, "count", path)
-        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-            raise Ns2Error(f"{path}.count: expected a whole number >= 0, got {count!r}")
-        access = sink_access = None
-        if access_default is not None:
-            access = _merged_link(access_default, g.get("access"), f"{path}.access")
-            sink_access = _merged_link(sink_default, g.get("sink_access"), f"{path}.sink_access")
-        members.extend((label, kind, g, access, sink_access) for _ in range(count))
-    if not members:
+    """The export's view of the engine's Plan: every number from it, every
+    feature ns-2 cannot run refused (`_Refusals`)."""
+    p = _engine_plan(scenario)
+    _Refusals(p, scenario.get("flows") or {}).check()
+    if not p["flows"]:
         raise Ns2Error("flows: every group has count = 0; nothing to simulate")
-    last_hop = max(len(chain) - 1, 0)
-    flows = [_Flow(fid, label, fkind, g, *times[fid], access, sink_access,
-                   tuple(g.get("hops") or (0, last_hop)), bool(g.get("reverse", False)))
-             for fid, (label, fkind, g, access, sink_access) in enumerate(members)]
-    monitored = (("topology.bottleneck", bottleneck),) if topo_kind == "dumbbell" else \
-        tuple((f"topology.links[{k}]", l) for k, l in enumerate(chain))
-    for key, link in monitored:
-        if link.outages:
-            raise Ns2CannotRun(f"{key}.outages: not exported to ns-2 (taking a link down "
-                           "resets its queue monitor, whose counters are the link's results); "
-                           "outages on access and sink_access links are exported")
-
-    trace = scenario.get("trace", {}) or {}
-    _check_keys(trace, _TRACE_KEYS, "trace")
-    series = tuple(trace.get("series", []) or [])
-    for s in series:
-        if s not in TRACE_SERIES:
-            raise Ns2Error(f"trace.series: unknown series {s!r} "
-                           f"(expected some of {', '.join(TRACE_SERIES)})")
-    interval = parse_duration(trace.get("interval", 0.0), "trace.interval")
-    if topo_kind != "dumbbell":
-        for s in ("queue", "drops"):
-            if s in series:
-                raise Ns2CannotRun(f"trace.series: {s!r} is exported to ns-2 for a dumbbell's "
-                               f"bottleneck only, not on a {topo_kind} (run it on the packet engine)")
-
+    forward = {l["name"]: _link(l, p["end_ns"]) for l in p["links"] if l["direction"] == "forward"}
+    topo = p["topology"]
+    chain = tuple(forward[f"link[{k}]"] for k in range(sum(n.startswith("link[") for n in forward)))
+    bottleneck = forward["bottleneck"] if topo == "dumbbell" else \
+        min(chain, key=lambda l: l.rate_bps)  # the slowest link (the first of equals)
+    links_by_id = {l["id"]: l for l in p["links"]}
+    flows = []
+    for f in p["flows"]:
+        i = f["id"]
+        # the chain links of the flow's data route, and whether it walks them backwards
+        data = [links_by_id[k] for k in f["route"]["forward"]]
+        hops = [int(l["name"][5:-1]) for l in data if l["name"].startswith("link[")]
+        reverse = any(l["direction"] == "reverse" for l in data)
+        flows.append(_Flow(
+            i, f["group"], f["kind"], f["start_ns"] / 1e9, f["stop_ns"] / 1e9, int(f["packet_size"]),
+            f["tcp"], f["app"], f["udp"], forward.get(f"access[{i}]"), forward.get(f"sink_access[{i}]"),
+            (min(hops), max(hops)) if hops else (0, 0), reverse))
+    duration, warmup = p["end_ns"] / 1e9, p["warmup_ns"] / 1e9
     # No byte counter grows faster than the fastest monitored link.
-    step = _COUNTER_SAFE_STEP * 8 / max(l.rate_bps for _, l in monitored)
+    monitored = [bottleneck] if topo == "dumbbell" else chain
+    step = _COUNTER_SAFE_STEP * 8 / max(l.rate_bps for l in monitored)
     times = {duration}
     if warmup > 0:
         times.add(warmup)
@@ -515,21 +454,9 @@ def _plan(scenario: dict) -> _Plan:
     while k * step < duration:
         times.add(k * step)
         k += 1
-    return _Plan(scenario, str(scenario.get("name", "scenario")), seed, duration, warmup,
-                 bottleneck, tuple(flows), series, interval, tuple(sorted(times)),
-                 topo_kind, chain, _engine_link_ids(scenario))
-
-
-def _engine_link_ids(scenario: dict) -> tuple[tuple[str, str, int], ...]:
-    """(name, direction, id) of every link as the packet engine numbers them."""
-    import json
-
-    from tcplab.scenario import _core
-
-    plan = _core().plan(json.dumps(scenario))
-    if isinstance(plan, str):
-        plan = json.loads(plan)
-    return tuple((l["name"], l["direction"], int(l["id"])) for l in plan["links"])
+    return _Plan(scenario, str(scenario.get("name", "scenario")), int(p["seed"]), duration, warmup,
+                 bottleneck, tuple(flows), tuple(p["trace"]["series"]), p["trace"]["interval_ns"] / 1e9,
+                 tuple(sorted(times)), topo, chain, float(p["reference_bps"]))
 
 
 # --------------------------------------------------------------------- Tcl export
@@ -685,27 +612,26 @@ def _tcl(plan: _Plan, progress_steps: int = 0) -> str:
 
     # Per-group parameter lists, set on each agent before `$ns run` resets it.
     for label in sorted({f.group for f in plan.flows}):
-        g = next(f.cfg for f in plan.flows if f.group == label)
-        path = f"flows.{label}"
-        if g["kind"] == "tcp":
-            params = _tcp_params(g, path)
-            w(f"# group {label!r}: {g['variant']} TCP")
-            w(f"set tcp_params({label}) {{{' '.join(f'{k} {v}' for k, v in params)}}}")
+        g = next(f for f in plan.flows if f.group == label)
+        if g.kind == "tcp":
+            tcp = g.tcp
+            w(f"# group {label!r}: {tcp['variant']} TCP")
+            w(f"set tcp_params({label}) {{{' '.join(f'{k} {v}' for k, v in _tcp_params(tcp))}}}")
             # An ack is a bare TCP/IP header (Agent/TCPSink packetSize_ 40 = the default header).
-            sink = [f"packetSize_ {int(g.get('header_size', TCPIP_HEADER_BYTES))}"]
-            if g.get("delayed_ack"):
-                interval = parse_duration(g.get("delack_interval", 0.1), f"{path}.delack_interval")
-                sink.append(f"interval_ {_tcl_num(interval)}")
+            sink = [f"packetSize_ {int(tcp['header_size'])}"]
+            if tcp["delayed_ack"]:
+                sink.append(f"interval_ {_tcl_num(tcp['delack_interval_ns'] / 1e9)}")
             w(f"set sink_params({label}) {{{' '.join(sink)}}}")
-        elif _trace_driven(g):
-            size = int(g["packet_size"])
-            what = g["rate"]["shape"] if isinstance(g["rate"], dict) else "constant, jittered"
+        elif g.trace_driven:
+            size = g.packet_size
+            kind = g.udp["shape"]["kind"]
+            what = "constant, jittered" if kind == "constant" else kind
             w(f"# group {label!r}: UDP with a {what} rate, played from a trace "
               "of the packet engine's departure times")
             w(f"set udp_params({label}) {{packetSize_ {size}}}")
         else:
-            size = int(g["packet_size"])
-            rate = _positive_rate(g["rate"], f"{path}.rate")
+            size = g.packet_size
+            rate = g.udp["shape"]["rate_bps"]
             w(f"# group {label!r}: constant-rate UDP (CBR, whole-packet size)")
             w(f"set udp_params({label}) {{packetSize_ {size}}}")
             w(f"set cbr_params({label}) {{packetSize_ {size} rate_ {_tcl_num(rate)} random_ 0}}")
@@ -722,37 +648,33 @@ def _tcl(plan: _Plan, progress_steps: int = 0) -> str:
                 (f"$r({f.hops[0]})", f"$r({f.hops[1] + 1})")
             out.extend(_link_tcl(a, f"$src({i})", first))
             out.extend(_link_tcl(s, last, f"$dst({i})"))
-            out.extend(_impairments_tcl(plan, a, f"$src({i})", first, plan.link_id(f"access[{i}]")))
-            out.extend(_impairments_tcl(plan, s, last, f"$dst({i})",
-                                        plan.link_id(f"sink_access[{i}]")))
+            out.extend(_impairments_tcl(plan, a, f"$src({i})", first))
+            out.extend(_impairments_tcl(plan, s, last, f"$dst({i})"))
         snd, rcv = (f"$dst({i})", f"$src({i})") if f.reverse else (f"$src({i})", f"$dst({i})")
         if f.kind == "tcp":
-            sender, sink_cls, delack_cls = TCP_CLASSES[f.cfg["variant"]]
+            sender, sink_cls, delack_cls = TCP_CLASSES[f.variant]
             w(f"set agent({i}) [new {sender}]")
             w(f"tcplab_config $agent({i}) $tcp_params({f.group})")
             w(f"$agent({i}) set fid_ {i}")
-            w(f"set sink({i}) [new {delack_cls if f.cfg.get('delayed_ack') else sink_cls}]")
+            w(f"set sink({i}) [new {delack_cls if f.tcp['delayed_ack'] else sink_cls}]")
             w(f"tcplab_config $sink({i}) $sink_params({f.group})")
             w(f"$ns attach-agent {snd} $agent({i})")
             w(f"$ns attach-agent {rcv} $sink({i})")
             w(f"$ns connect $agent({i}) $sink({i})")
-            if f.cfg.get("tick_seed") is not None:
+            if f.tcp["tick_seed"] is not None:
                 # boot_time_ is not a Tcl variable: an agent's reset draws it from the
                 # default RNG, so reseed and reset it at 0 s, before anything is sent
                 # (the packet engine computes the same draw: tcp::rtt::ns2_boot_time_s).
-                k = int(f.cfg["tick_seed"]) + j
+                k = int(f.tcp["tick_seed"]) + j
                 w(f'$ns at 0 "$defaultRNG seed {k}; $agent({i}) reset"')
-            app = f.cfg.get("app")
-            if app is None:
+            if f.app is None:
                 w(f"set app({i}) [$agent({i}) attach-app FTP]")
             else:
                 # CBR over TCP: each packet interval the app hands the agent
                 # one packet's payload (sendmsg: curseq_ += 1, send_much).
-                payload = int(f.cfg["packet_size"]) - int(f.cfg.get("header_size", TCPIP_HEADER_BYTES))
-                arate = _positive_rate(app["rate"], f"flows.{f.group}.app.rate")
                 w(f"set app({i}) [new Application/Traffic/CBR]")
-                w(f"$app({i}) set packetSize_ {payload}")
-                w(f"$app({i}) set rate_ {_tcl_num(arate)}")
+                w(f"$app({i}) set packetSize_ {int(f.tcp['payload_bytes'])}")
+                w(f"$app({i}) set rate_ {_tcl_num(f.app['rate_bps'])}")
                 w(f"$app({i}) set random_ 0")
                 w(f"$app({i}) attach-agent $agent({i})")
         else:
@@ -763,7 +685,7 @@ def _tcl(plan: _Plan, progress_steps: int = 0) -> str:
             w(f"$ns attach-agent {snd} $agent({i})")
             w(f"$ns attach-agent {rcv} $sink({i})")
             w(f"$ns connect $agent({i}) $sink({i})")
-            if _trace_driven(f.cfg):
+            if f.trace_driven:
                 recs = _trace_records(plan, f)
                 w(f"set trace_seed({i}) [tcplab_trace_file {i} tcplab-udp-{i}.bin "
                   f"{_trace_seed(plan.seed, i)} {{{' '.join(map(str, recs))}}}]")
@@ -776,8 +698,8 @@ def _tcl(plan: _Plan, progress_steps: int = 0) -> str:
                 w(f"tcplab_config $app({i}) $cbr_params({f.group})")
             w(f"$app({i}) attach-agent $agent({i})")
         if f.start_s < min(f.stop_s, plan.duration_s):
-            ssthresh = f.cfg.get("initial_ssthresh", 0) if f.kind == "tcp" else 0
-            if f.kind == "udp" and _trace_driven(f.cfg):
+            ssthresh = f.tcp["initial_ssthresh"] if f.kind == "tcp" else 0
+            if f.trace_driven:
                 # The trace source draws its first record from the default RNG
                 # as it starts; reseeding just before makes that draw the one
                 # tcplab_trace_file rotated the file for. Then reseed apart.
@@ -822,11 +744,11 @@ def _tcl(plan: _Plan, progress_steps: int = 0) -> str:
     return "\n".join(out) + "\n"
 
 
-def _impairments_tcl(plan: _Plan, link: _Link, a: str, b: str, link_index: int) -> list[str]:
-    """Tcl lines for the errors and outages of the duplex link a -- b, the
-    packet engine's link `link_index` (its forward direction, a -> b)."""
+def _impairments_tcl(plan: _Plan, link: _Link, a: str, b: str) -> list[str]:
+    """Tcl lines for the errors and outages of the duplex link a -- b (the
+    link's forward direction is a -> b)."""
     lines = []
-    seed = _errors_seed(plan.seed, link_index)
+    seed = _errors_seed(plan.seed, link.id)
     if link.per > 0:
         lines.append(f"tcplab_errors {a} {b} {_tcl_num(link.per)} {seed}")
     if link.ge is not None:
@@ -834,17 +756,8 @@ def _impairments_tcl(plan: _Plan, link: _Link, a: str, b: str, link_index: int) 
     if link.drops:  # an empty list loses nothing (ns-2 would warn on every packet)
         lines.append(f"tcplab_list_errors {a} {b} {{{' '.join(map(str, link.drops))}}}")
     if link.outages:
-        import json
-
-        from tcplab.scenario import _core
-
-        intervals = _core().link_outages(json.dumps(plan.scenario), int(link_index))
-        if intervals:
-            lines.append(f"# outages: {len(intervals)} (the packet engine's schedule)")
-        for start_ns, end_ns in intervals:
-            if start_ns == 0:
-                raise Ns2CannotRun("an outage at 0 s is not exported to ns-2 (rtmodel cannot "
-                               "schedule an event at time 0); start outages later")
+        lines.append(f"# outages: {len(link.outages)} (the packet engine's schedule)")
+        for start_ns, end_ns in link.outages:
             lines.append(f"$ns rtmodel-at {_tcl_num(start_ns / 1e9)} down {a} {b}")
             if end_ns / 1e9 < plan.duration_s:
                 lines.append(f"$ns rtmodel-at {_tcl_num(end_ns / 1e9)} up {a} {b}")
@@ -854,8 +767,7 @@ def _impairments_tcl(plan: _Plan, link: _Link, a: str, b: str, link_index: int) 
 def _read_times(plan: _Plan, f: _Flow) -> list[float]:
     """When the playback reader of app flow `f` reads: every interval after
     the flow's start, up to its stop (as the packet engine)."""
-    interval = parse_duration(f.cfg["app"]["interval"], f"flows.{f.group}.app.interval")
-    start_ns, step_ns = round(f.start_s * 1e9), round(interval * 1e9)
+    start_ns, step_ns = round(f.start_s * 1e9), int(f.app["interval_ns"])
     stop_ns = round(min(f.stop_s, plan.duration_s) * 1e9)
     n = (stop_ns - start_ns) // step_ns if stop_ns > start_ns else 0
     return [(start_ns + k * step_ns) / 1e9 for k in range(1, n + 1)]
@@ -866,7 +778,7 @@ def _playback_tcl(plan: _Plan) -> str:
     instant of its playback reader (the reads are computed from these, as
     the packet engine computes them, in `tcplab.metrics.playback_reads`).
     Scheduled before the run's end, so a read at the very end is kept."""
-    apps = [f for f in plan.flows if f.kind == "tcp" and f.cfg.get("app")]
+    apps = [f for f in plan.flows if f.kind == "tcp" and f.app]
     if not apps:
         return ""
     lines = ["# Playback readers: delivered bytes at each read instant.",
@@ -909,7 +821,7 @@ def _topology_tcl(plan: _Plan) -> list[str]:
         w(f"# {name}: {_tcl_num(link.rate_bps)} b/s, {_tcl_num(link.delay_s)} s, "
           f"{link.buffer_pkts} waiting packets")
         out.extend(_link_tcl(link, a, b))
-        out.extend(_impairments_tcl(plan, link, a, b, plan.link_id(name)))
+        out.extend(_impairments_tcl(plan, link, a, b))
         key = _tcl_key(name)
         w(f'set qmon({key}/forward) [$ns monitor-queue {a} {b} ""]')
         w(f'set qmon({key}/reverse) [$ns monitor-queue {b} {a} ""]')
@@ -959,7 +871,7 @@ def _trace_records(plan: _Plan, f: _Flow) -> list[int]:
         raise Ns2Error(f"flows.{f.group}.rate: the shape sends nothing before the flow stops")
     us = np.rint((t_ns - start_ns) / 1000.0).astype(np.int64)
     gaps = np.diff(us, prepend=0)
-    size = int(f.cfg["packet_size"])
+    size = f.packet_size
     recs = np.empty(2 * (len(gaps) + 1), dtype=np.int64)
     recs[0:-2:2] = gaps
     recs[1::2] = size
@@ -967,47 +879,40 @@ def _trace_records(plan: _Plan, f: _Flow) -> list[int]:
     return recs.tolist()
 
 
-def _tcp_params(g: dict, path: str) -> list[tuple[str, str]]:
-    """(ns-2 variable, value) for one TCP group, in the order they are set."""
+def _tcp_params(tcp: dict) -> list[tuple[str, str]]:
+    """(ns-2 variable, value) for one TCP group's Plan, in the order they are set.
+    The window is the Plan's: already min(window, send_buffer) for a blocking
+    writer with a send buffer of B packets (it keeps at most B unacknowledged)."""
     def dur(key):
-        return _tcl_num(parse_duration(_require(g, key, path), f"{path}.{key}"))
+        return _tcl_num(tcp[key] / 1e9)
 
-    def num(key, lo=None):
-        v = _require(g, key, path)
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or (lo is not None and v < lo):
-            raise Ns2Error(f"{path}.{key}: expected a number{'' if lo is None else f' >= {lo}'}, got {v!r}")
-        return _tcl_num(v)
+    def num(key):
+        return _tcl_num(tcp[key])
 
     def flag(key):
-        return "1" if _bool(g, key, path) else "0"
+        return "1" if tcp[key] else "0"
 
-    header = int(g.get("header_size", TCPIP_HEADER_BYTES))
-    window = num("window", 1)
-    app = g.get("app") or {}
-    if app.get("send_buffer") and app.get("when_full", "block") == "block":
-        # A blocked writer with a send buffer of B packets keeps at most B
-        # unacknowledged: the same sender as a window of min(window, B).
-        window = _tcl_num(min(float(window), int(app["send_buffer"])))
+    header = int(tcp["header_size"])
     return [
         ("tcpip_base_hdr_size_", str(header)),
-        ("packetSize_", str(int(g["packet_size"]) - header)),
-        ("window_", window),
-        ("maxcwnd_", num("max_cwnd", 0)),
-        ("windowInit_", num("initial_cwnd", 1)),
+        ("packetSize_", str(int(tcp["payload_bytes"]))),
+        ("window_", num("window")),
+        ("maxcwnd_", num("max_cwnd")),
+        ("windowInit_", num("initial_cwnd")),
         ("increase_num_", num("alpha")),
         ("decrease_num_", num("beta")),
-        ("rtxcur_init_", dur("initial_rto")),
-        ("minrto_", dur("min_rto")),
-        ("maxrto_", dur("max_rto")),
-        ("tcpTick_", dur("tick")),
-        ("numdupacks_", num("dupack_threshold", 1)),
+        ("rtxcur_init_", dur("initial_rto_ns")),
+        ("minrto_", dur("min_rto_ns")),
+        ("maxrto_", dur("max_rto_ns")),
+        ("tcpTick_", dur("tick_ns")),
+        ("numdupacks_", num("dupack_threshold")),
         ("singledup_", flag("limited_transmit")),
         ("syn_", flag("syn")),
         # the packet engine restarts from the initial window after packet 0's ack
         # exactly when it sends a SYN: ns-2's delay_growth_, which changed with syn_
         # (both true since 2001/5/17); 2.35 alone would keep it true without syn_
         ("delay_growth_", flag("syn")),
-        ("bugFix_", flag("bug_fix") if "bug_fix" in g else "1"),
+        ("bugFix_", flag("bug_fix")),
     ]
 
 
@@ -1239,9 +1144,7 @@ def _parse(plan: _Plan, text: str, wd: Path) -> dict:
     for f in plan.flows:
         if f.kind == "tcp":
             sent, rexmit_pkts, timeouts, cuts, sink_bytes, _ack = series("F", str(f.id))
-            size = int(f.cfg["packet_size"])
-            header = int(f.cfg.get("header_size", TCPIP_HEADER_BYTES))
-            syn = bool(f.cfg.get("syn", True))
+            size, header, syn = f.packet_size, int(f.tcp["header_size"]), bool(f.tcp["syn"])
 
             def data_packets(b: int) -> int:
                 # The sink counts wire bytes in order: the header-only SYN,
@@ -1251,7 +1154,7 @@ def _parse(plan: _Plan, text: str, wd: Path) -> dict:
                 return b // size
 
             delivered = data_packets(sink_bytes[-1]) - data_packets(sink_bytes[warm_index])
-            if f.cfg.get("app"):
+            if f.app:
                 playback.append(_playback_table(plan, f, [data_packets(b) * (size - header)
                                                           for b in sink_reads.get(f.id, [])]))
             syn_in_window = int(syn and sent[warm_index] == 0 and sent[-1] > 0)
@@ -1289,13 +1192,9 @@ def _parse(plan: _Plan, text: str, wd: Path) -> dict:
 
     pkg = _package_version()
     extra = {}
-    if any(f.kind == "udp" and isinstance(f.cfg.get("rate"), dict) for f in plan.flows):
-        import json
-
-        from tcplab.scenario import _core
-
+    if any(f.kind == "udp" and f.udp["shape"]["kind"] != "constant" for f in plan.flows):
         # "free" capacity needs the clipped mean of each shape (the engine's).
-        extra["reference_bps"] = _core().reference_bps(json.dumps(plan.scenario))
+        extra["reference_bps"] = plan.reference_bps
     return {
         **extra,
         "engine": "ns2",
@@ -1313,13 +1212,12 @@ def _playback_table(plan: _Plan, f: _Flow, delivered: list[int]):
     import pandas as pd
 
     from tcplab.metrics import playback_reads
-    from tcplab.units import parse_bytes
 
     times = _read_times(plan, f)
     if len(delivered) != len(times):
         raise Ns2Error(f"ns-2 output lacks playback samples for flow {f.id} "
                        f"({len(delivered)} of {len(times)})")
-    wanted = parse_bytes(f.cfg["app"]["read"], f"flows.{f.group}.app.read")
+    wanted = int(f.app["read_bytes"])
     t = pd.DataFrame({"t": times, "flow": f.id})
     return pd.concat([t, playback_reads(delivered, wanted)], axis=1)
 
@@ -1440,7 +1338,7 @@ def _rtt_frame(fr, plan: _Plan, raw: bool):
 
     srtt, rttvar = fr["srtt_"].to_numpy(float), fr["rttvar_"].to_numpy(float)
     if raw:
-        tick = {f.id: float(parse_duration(f.cfg["tick"], "tick")) for f in plan.flows if f.kind == "tcp"}
+        tick = {f.id: f.tcp["tick_ns"] / 1e9 for f in plan.flows if f.kind == "tcp"}
         ticks = fr["flow"].astype("int64").map(tick).to_numpy(float)
         srtt = (fr["srtt_"].to_numpy("int64") >> 3) * ticks
         rttvar = rttvar * ticks / 4.0

@@ -7,6 +7,10 @@ ValueError outside its domain.
 - :mod:`tcplab.models.aimd`      paper C: N parallel AIMD connections
 - :mod:`tcplab.models.gaimd`     paper B: TCP(α,β), GAIMD, PFTK, Mathis
 - :mod:`tcplab.models.slowstart` paper D: Tahoe with small buffers (triple slow start)
+- :mod:`tcplab.models.cubic`     RFC 9438: CUBIC's response function
+- :mod:`tcplab.models.bbr`       Ware et al. (IMC 2019): BBR's share against loss-based flows
+- :mod:`tcplab.models.dctcp`     Alizadeh et al. (SIGCOMM 2010): DCTCP's steady state
+- :mod:`tcplab.models.buffers`   Appenzeller et al. (SIGCOMM 2004): BDP and BDP/√N buffers
 - :mod:`tcplab.models.registry`  the table `tcplab predict` reads
 """
 

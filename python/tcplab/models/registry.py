@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from tcplab.models import aimd, gaimd, slowstart
+from tcplab.models import aimd, bbr, buffers, cubic, dctcp, gaimd, slowstart
 
 
 @dataclass(frozen=True)
@@ -79,6 +79,25 @@ _TAHOE_ASSUMPTIONS = (
     "One greedy TCP Tahoe flow, one FIFO bottleneck of μ packets/s with B waiting "
     "slots, round-trip propagation τ, receiver acks every packet and keeps out-of-order "
     "data, no other traffic, no corruption."
+)
+
+
+_CUBIC_ASSUMPTIONS = (
+    "One long-lived CUBIC flow; losses deterministic, 1/p packets apart, each one window "
+    "reduction (no timeouts); RTT constant (no queueing, the path never limits the window)."
+)
+_P_CUBIC = Param("p", "loss rate per packet p, 0 < p < 1")
+_C_CUBIC = Param("c", "CUBIC's constant C, segments/s³", cubic.C_CUBIC)
+_BETA_CUBIC = Param("beta", "CUBIC's multiplicative decrease β_cubic, 0 < β < 1", cubic.BETA_CUBIC)
+_DCTCP_ASSUMPTIONS = (
+    "N long-lived DCTCP flows with one RTT, synchronized; the switch ECN-marks packets arriving "
+    "to a queue above K; no loss; W* = (C·RTT + K)/N large (α < 1). No engine counterpart (no ECN)."
+)
+_DCTCP_PARAMS = (
+    Param("rate", "bottleneck rate C, packets/s"),
+    Param("rtt", "round-trip time, s"),
+    Param("k", "marking threshold K, packets (>= 0)"),
+    Param("n", "number of flows N (whole, >= 1)", 1, "int"),
 )
 
 
@@ -259,6 +278,92 @@ MODELS: tuple[Model, ...] = (
         "R (dimensionless)",
         slowstart.triple_slowstart_ratio,
         (_BUFFER, _MU, _TAU),
+    ),
+    Model(
+        "cubic-window",
+        "CUBIC's average window at loss rate p (response function)",
+        "RFC 9438 (Xu, Ha, Rhee, Goel, Eggert, 2023), Sec. 5: max([C(3+β)/(4(1−β))]^¼·RTT^¾/p^¾, "
+        "sqrt(3/(2p))), the second the Reno-friendly region (Sec. 4.3)",
+        _CUBIC_ASSUMPTIONS,
+        "average window, packets",
+        cubic.cubic_window,
+        (_P_CUBIC, _RTT, _C_CUBIC, _BETA_CUBIC),
+        explain=cubic.explain_cubic,
+    ),
+    Model(
+        "cubic",
+        "throughput of one CUBIC flow at loss rate p (response function / RTT)",
+        "RFC 9438, Sec. 5 and 5.1: AVG_W/RTT with AVG_W from 'cubic-window'",
+        _CUBIC_ASSUMPTIONS,
+        "throughput, packets/s",
+        cubic.cubic_throughput,
+        (_P_CUBIC, _RTT, _C_CUBIC, _BETA_CUBIC),
+        explain=cubic.explain_cubic,
+    ),
+    Model(
+        "bbr-share",
+        "BBR v1 flows' share of a bottleneck against loss-based flows (in-flight cap)",
+        "Ware, Mukerjee, Seshan, Sherry, IMC 2019, eqs. (9)–(11): "
+        "(1 − p)(1 − (q/c + 0.2 + l)/10), p = max(0, ½ − 1/(2X) − 4N/q)",
+        "BBR v1 against any number (>= 1) of Reno/CUBIC flows, which keep a FIFO drop-tail queue "
+        "full (buffer about 1 BDP or more); equal propagation RTTs; long-lived flows; BBR flows "
+        "synchronized, in probe-rtt every 10 s for 200 ms + one RTT after the queue drains.",
+        "BBR flows' aggregate fraction of the bottleneck",
+        bbr.bbr_share,
+        (
+            Param("buffer_bdp", "bottleneck buffer in BDPs, X = q/(c·l), > 0"),
+            Param("rate", "bottleneck rate c, packets/s"),
+            Param("rtt", "round-trip propagation delay l, s"),
+            Param("n_bbr", "number of BBR flows N (the loss-based flows' number does not enter)", 1, "int"),
+        ),
+        explain=bbr.explain_bbr_share,
+    ),
+    Model(
+        "dctcp",
+        "DCTCP steady state: queue minimum Q_min = K + N − A (and W*, α, amplitudes)",
+        "Alizadeh et al., SIGCOMM 2010, Sec. 3.3 (α ≈ sqrt(2/W*), A ≈ ½·sqrt(2N(C·RTT+K))); "
+        "fluid model: Alizadeh, Javanmard, Prabhakar, SIGMETRICS 2011",
+        _DCTCP_ASSUMPTIONS,
+        "Q_min, packets (> 0: the link never idles)",
+        dctcp.queue_min,
+        _DCTCP_PARAMS,
+        explain=dctcp.explain_dctcp,
+    ),
+    Model(
+        "dctcp-alpha",
+        "DCTCP's steady-state fraction of marked packets α ≈ sqrt(2/W*)",
+        "Alizadeh et al., SIGCOMM 2010, Sec. 3.3, W* = (C·RTT + K)/N",
+        _DCTCP_ASSUMPTIONS,
+        "α (fraction of packets marked)",
+        dctcp.steady_state_alpha,
+        _DCTCP_PARAMS,
+    ),
+    Model(
+        "dctcp-k",
+        "smallest DCTCP marking threshold for 100 % throughput: K > C·RTT/7",
+        "Alizadeh et al., SIGCOMM 2010, Sec. 3.3 (Q_min > 0 for every N)",
+        _DCTCP_ASSUMPTIONS,
+        "K, packets",
+        dctcp.min_marking_threshold,
+        (_DCTCP_PARAMS[0], _DCTCP_PARAMS[1]),
+    ),
+    Model(
+        "buffer-bdp",
+        "buffer for full utilization by one long-lived TCP flow (rule of thumb)",
+        "Appenzeller, Keslassy, McKeown, 'Sizing Router Buffers', SIGCOMM 2004, Sec. 2: B = RTT × C",
+        "Long-lived TCP Reno flows (or synchronized ones) in congestion avoidance; FIFO drop-tail.",
+        "B, packets",
+        buffers.bdp_buffer,
+        (Param("rate", "bottleneck rate C, packets/s"), Param("rtt", "round-trip propagation delay, s")),
+    ),
+    Model(
+        "buffer-sqrt-n",
+        "buffer for near-full utilization by N desynchronized long-lived flows",
+        "Appenzeller, Keslassy, McKeown, SIGCOMM 2004, Sec. 3: B = RTT × C / √N",
+        "N long-lived TCP Reno flows whose losses are not synchronized (N large); FIFO drop-tail.",
+        "B, packets",
+        buffers.sqrt_n_buffer,
+        (Param("rate", "bottleneck rate C, packets/s"), Param("rtt", "round-trip propagation delay, s"), _N),
     ),
 )
 

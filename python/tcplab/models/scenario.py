@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from tcplab.models import aimd, gaimd, slowstart
+from tcplab.models import aimd, bbr, buffers, gaimd, slowstart
 from tcplab.models.registry import MODELS
 
 
@@ -33,6 +33,7 @@ class TcpGroup:
     name: str
     count: int
     variant: str
+    cc: str
     alpha: float
     beta: float
     packet_size: int
@@ -90,6 +91,7 @@ def read_path(scn: Mapping) -> Path:
                 name=name,
                 count=int(g["count"]),
                 variant=str(g["variant"]),
+                cc=str(g.get("cc", "reno")),
                 alpha=float(g["alpha"]),
                 beta=float(g["beta"]),
                 packet_size=int(g["packet_size"]),
@@ -122,6 +124,9 @@ def _aimd_common(path: Path) -> str | None:
         return f"UDP background ({', '.join(path.udp_groups)}) shares the link; paper C has only AIMD flows"
     if not path.tcp:
         return "no TCP flows"
+    other_cc = [f"{g.name} ({g.cc})" for g in path.tcp if g.cc != "reno"]
+    if other_cc:
+        return f"congestion control other than reno: {', '.join(other_cc)}; paper C's flows are AIMD"
     tahoe = [g.name for g in path.tcp if g.variant == "tahoe"]
     if tahoe:
         return (f"TCP Tahoe ({', '.join(tahoe)}) restarts from slow start on every loss, "
@@ -171,6 +176,9 @@ def _predict_window_epoch(path: Path) -> list[Prediction]:
         w = gaimd.fair_share_window(rate_pps, g.rtt_prop_s, n)
         out.append(Prediction("gaimd-window", True, f"{n} TCP flows share the bottleneck evenly",
                               {"rate": rate_pps, "rtt": g.rtt_prop_s, "n": n}, w, g.name))
+        if g.cc != "reno":
+            out.append(Prediction("gaimd-epoch", False, f"cc = {g.cc}: the epoch is TCP(α,β)'s", group=g.name))
+            continue
         epoch = gaimd.congestion_epoch_rtts(w, g.alpha, g.beta)
         out.append(Prediction("gaimd-epoch", True, "W from gaimd-window",
                               {"w": w, "alpha": g.alpha, "beta": g.beta}, epoch, g.name))
@@ -182,6 +190,9 @@ def _predict_alpha(path: Path) -> list[Prediction]:
         return [Prediction("gaimd-alpha", False, "no TCP flows")]
     out = []
     for g in path.tcp:
+        if g.cc != "reno":
+            out.append(Prediction("gaimd-alpha", False, f"cc = {g.cc}: not TCP(α,β)", group=g.name))
+            continue
         a = gaimd.friendly_alpha(g.beta)
         verdict = "TCP-friendly" if abs(a - g.alpha) <= 0.01 * a else f"not TCP-friendly (alpha = {g.alpha:g})"
         out.append(Prediction("gaimd-alpha", True, f"friendly alpha for beta = {g.beta:g}; this group is {verdict}",
@@ -224,6 +235,54 @@ def _predict_slowstart(path: Path) -> list[Prediction]:
     ]
 
 
+def _predict_buffers(path: Path) -> list[Prediction]:
+    names = ("buffer-bdp", "buffer-sqrt-n")
+    if not path.tcp:
+        return [Prediction(m, False, "no TCP flows") for m in names]
+    if not _same(g.rtt_prop_s for g in path.tcp) or not _same(g.packet_size for g in path.tcp):
+        why = "TCP groups differ in RTT or packet size; the rules take one RTT × C"
+        return [Prediction(m, False, why) for m in names]
+    g, n = path.tcp[0], path.n_tcp
+    mu, rtt = path.mu(g), g.rtt_prop_s
+    bdp = buffers.bdp_buffer(mu, rtt)
+    small = buffers.sqrt_n_buffer(mu, rtt, n)
+    have = f"this bottleneck holds {path.buffer} pkts"
+    return [
+        Prediction("buffer-bdp", True, f"{have}: {'at least' if path.buffer >= bdp else 'less than'} "
+                   "RTT × C", {"rate": mu, "rtt": rtt}, bdp),
+        Prediction("buffer-sqrt-n", True, f"{have}: {'at least' if path.buffer >= small else 'less than'} "
+                   f"RTT × C/√{n}; the rule needs the {n} flow(s) desynchronized",
+                   {"rate": mu, "rtt": rtt, "n": n}, small),
+    ]
+
+
+def _predict_bbr(path: Path) -> list[Prediction]:
+    bbr_groups = [g for g in path.tcp if g.cc == "bbr"]
+    others = [g for g in path.tcp if g.cc != "bbr"]
+    why = None
+    if not bbr_groups:
+        why = "no BBR flows (cc = \"bbr\")"
+    elif not others:
+        why = "no loss-based flows to compete with"
+    elif path.udp_groups:
+        why = f"UDP background ({', '.join(path.udp_groups)}); the model has only TCP flows"
+    elif not _same(g.rtt_prop_s for g in path.tcp) or not _same(g.packet_size for g in path.tcp):
+        why = "TCP groups differ in RTT or packet size; the model assumes one RTT and packet size"
+    if why:
+        return [Prediction("bbr-share", False, why)]
+    g = bbr_groups[0]
+    mu, rtt = path.mu(g), g.rtt_prop_s
+    x = path.buffer / (mu * rtt)
+    n_bbr = sum(b.count for b in bbr_groups)
+    inputs = {"buffer_bdp": x, "rate": mu, "rtt": rtt, "n_bbr": n_bbr}
+    try:
+        info = bbr.explain_bbr_share(x, mu, rtt, n_bbr)
+    except ValueError as exc:
+        return [Prediction("bbr-share", False, str(exc))]
+    return [Prediction("bbr-share", True, f"buffer {x:.3g} BDP; " + info["reason"], inputs,
+                       bbr.bbr_share(x, mu, rtt, n_bbr), ", ".join(b.name for b in bbr_groups))]
+
+
 _NOT_FROM_A_SCENARIO = {
     "multtcp": "the scenario has no MultTCP flow (compare it with aimd-one by hand: tcplab predict multtcp --n N)",
     "aimd-connections": "needs a target utilization, which a scenario does not state",
@@ -233,6 +292,11 @@ _NOT_FROM_A_SCENARIO = {
     "gaimd": "needs the loss event rate p, an outcome of the run: measure it, then tcplab predict gaimd --p P",
     "pftk": "needs the loss event rate p, an outcome of the run: measure it, then tcplab predict pftk --p P",
     "mathis": "needs the loss event rate p, an outcome of the run: measure it, then tcplab predict mathis --p P",
+    "cubic-window": "needs the loss rate p, an outcome of the run: measure it, then tcplab predict cubic-window --p P",
+    "cubic": "needs the loss rate p, an outcome of the run: measure it, then tcplab predict cubic --p P",
+    "dctcp": "scenarios have no DCTCP and no ECN marking",
+    "dctcp-alpha": "scenarios have no DCTCP and no ECN marking",
+    "dctcp-k": "scenarios have no DCTCP and no ECN marking",
 }
 
 
@@ -250,7 +314,7 @@ def predict_scenario(scn: Mapping) -> list[Prediction]:
         found = [Prediction(m.name, False, why) for m in MODELS if m.name not in _NOT_FROM_A_SCENARIO]
     else:
         found = (_predict_aimd(path) + _predict_alpha(path) + _predict_window_epoch(path)
-                 + _predict_slowstart(path))
+                 + _predict_slowstart(path) + _predict_buffers(path) + _predict_bbr(path))
     done = {p.model for p in found}
     for name, why in _NOT_FROM_A_SCENARIO.items():
         found.append(Prediction(name, False, why))

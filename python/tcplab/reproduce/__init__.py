@@ -1,11 +1,17 @@
 """`tcplab reproduce`: every claim of the four papers, with a figure and a verdict.
 
-One module per paper declares a :class:`Paper`: its setup (a table for the
+One package per paper (`adaptivity`, `alpha_beta`, `parallel_aimd`,
+`triple_slowstart`) declares a :class:`Paper`: its setup (a table for the
 report) and its claims. A claim is an id (``"C1"``), the paper's statement,
 the criterion we judge it by, and a function ``check(ctx) -> Outcome`` that
 runs what the claim needs (through ``ctx``: sweeps cached in the results store,
-traced runs cached as Parquet, fluid runs), draws the figure (same axes and
-series as the paper) and returns the verdict with the measured numbers.
+traced runs cached as Parquet and given back as `tcplab.result.Result`, fluid
+runs), draws the figure (same axes and series as the paper) and returns the
+verdict with the measured numbers. In each package `runs.py` says which
+scenario files run with which overrides (reading the setup's constants from
+the scenario's Plan, `plan_of`), `claims.py` holds the statements, criteria and
+checks, `figures.py` the figures, and `notes.md` the notes the report prints
+beside each verdict (`load_notes`).
 
     >>> from tcplab.reproduce import reproduce
     >>> verdicts = reproduce("triple-slowstart", claims=["D3"], out="reports")
@@ -13,7 +19,7 @@ series as the paper) and returns the verdict with the measured numbers.
 Verdicts are ``reproduced``, ``partly`` or ``not-reproduced``; ``not-run`` ("not run
 on this engine") when the chosen engine cannot run a claim's scenario (ns-2 has no
 threshold dropper), with the reason, and the other claims go on. A paper slots in
-by adding a module and one line to :data:`PAPERS`.
+by adding a package and one line to :data:`PAPERS`.
 
 `out/<paper>/claims.json` (a list of ``{id, verdict, measured, paper, note}``
 plus ``title``, ``criterion``, ``values``, ``figures``) is the interface
@@ -24,6 +30,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +39,7 @@ from typing import Callable
 import pandas as pd
 
 from tcplab.errors import EngineCannotRun, UserError
+from tcplab.result import Result
 
 VERDICTS = ("reproduced", "partly", "not-reproduced", "not-run")
 #: what the report prints for "not-run": the claim's scenario uses a mechanism this
@@ -193,13 +201,14 @@ class Context:
         return df
 
     def run(self, scenario: str | dict, overrides=(), trace=("cwnd", "drops"), engine: str | None = None,
-            keep: Callable[["CachedRun"], dict] | None = None):
-        """One traced run, cached as Parquet under <cache>/runs/<key>/: returns a
-        `CachedRun` with scenario, metrics, flows, links and canonical traces.
+            keep: Callable[[Result], dict] | None = None) -> Result:
+        """One traced run, cached as Parquet under <cache>/runs/<key>/: returns its
+        `Result` (scenario, metrics, flows, links) with canonical traces.
 
         With `keep`, a function of the run returning {name: DataFrame}, only what
         it returns is cached and returned as the run's `traces` (say, one row per
-        cycle instead of one per ack): the cache keeps what the claim needs. Its
+        cycle instead of one per ack): the cache keeps what the claim needs, and
+        its entry names the reduction (`reduction` in run.json). Its
         entry is keyed by the run and by the source of `keep`'s module and of
         `tcplab.metrics`, so editing the reduction recomputes it."""
         from tcplab.scenario import apply_overrides, read_toml, resolve
@@ -218,7 +227,7 @@ class Context:
             key += "-" + _reduction_id(keep)
         where = self.cache / "runs" / key
         if (where / "run.json").is_file():
-            return CachedRun.load(where)
+            return _load_run(where)
         from tcplab.api import run
         from tcplab.traces import canonical
 
@@ -226,11 +235,11 @@ class Context:
 
         with watching(engine, sc, self.progress):
             res = run(sc, engine=engine)
-        cr = CachedRun(res.scenario, res.metrics, res.flows, res.links, canonical(res.traces, res.links))
+        res.traces = canonical(res.traces, res.links)
         if keep is not None:
-            cr.traces = dict(keep(cr))
-        cr.save(where, res.engine, res.engine_version)
-        return cr
+            res.traces = dict(keep(res))
+        _save_run(res, where, None if keep is None else f"{keep.__module__}.{keep.__qualname__}")
+        return res
 
     def _profiled(self, scenario):
         """The scenario with the context's TCP profile on every TCP group that names
@@ -268,53 +277,53 @@ class Context:
         return stem
 
 
-@dataclass
-class CachedRun:
-    """A traced run as stored in the reproduce cache (same attribute names as `Result`)."""
+def _save_run(run: Result, where: Path, reduction: str | None = None) -> None:
+    """Write a traced run into the cache entry `where`, whole or not at all: into a
+    temporary sibling first, renamed into place (two reproductions sharing the cache
+    may finish the same run; the first rename wins, the other is dropped). Every
+    table carries the build's metadata (`tcplab.provenance`).
 
-    scenario: dict
-    metrics: dict
-    flows: pd.DataFrame
-    links: pd.DataFrame
-    traces: dict
+    The entry is the reproduce cache's own form of a `Result`, not `Result.save`'s
+    run directory: traces as zstd Parquet (`_write_trace`), no CSV copies, and
+    `run.json` with what `_load_run` needs to give the `Result` back. `reduction`
+    names the `Context.run(keep=...)` function whose tables `run.traces` hold
+    instead of the run's own traces (None: the traces themselves)."""
+    import os
+    import shutil
 
-    def save(self, where: Path, engine: str | None = None, engine_version: str | None = None) -> None:
-        """Write the run into `where`, whole or not at all: into a temporary
-        sibling first, renamed into place (two reproductions sharing the cache
-        may finish the same run; the first rename wins, the other is dropped).
-        Every table carries the build's metadata (`tcplab.provenance`)."""
-        import os
-        import shutil
+    from tcplab.provenance import metadata, write_parquet
 
-        from tcplab.provenance import metadata, write_parquet
-
-        meta = metadata(engine=engine, engine_version=engine_version, seed=self.scenario.get("seed"))
-        where.parent.mkdir(parents=True, exist_ok=True)
-        tmp = where.with_name(f".{where.name}.tmp-{os.getpid()}")
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir()
-        for name, df in self.traces.items():
-            _write_trace(df, tmp / f"{name}.parquet", dict(meta, table=name))
-        write_parquet(self.flows, tmp / "flows.parquet", dict(meta, table="flows"))
-        write_parquet(self.links, tmp / "links.parquet", dict(meta, table="links"))
-        (tmp / "run.json").write_text(json.dumps({"scenario": self.scenario, "metrics": self.metrics,
-                                                  "traces": sorted(self.traces), "meta": meta},
-                                                 default=float))
-        try:
+    meta = metadata(engine=run.engine, engine_version=run.engine_version, seed=run.scenario.get("seed"))
+    where.parent.mkdir(parents=True, exist_ok=True)
+    tmp = where.with_name(f".{where.name}.tmp-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    for name, df in run.traces.items():
+        _write_trace(df, tmp / f"{name}.parquet", dict(meta, table=name))
+    write_parquet(run.flows, tmp / "flows.parquet", dict(meta, table="flows"))
+    write_parquet(run.links, tmp / "links.parquet", dict(meta, table="links"))
+    (tmp / "run.json").write_text(json.dumps({"scenario": run.scenario, "metrics": run.metrics,
+                                              "traces": sorted(run.traces), "reduction": reduction, "meta": meta},
+                                             default=float))
+    try:
+        os.rename(tmp, where)
+    except OSError:  # another process stored it first (or a stale incomplete entry is there)
+        if (where / "run.json").is_file():
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            shutil.rmtree(where, ignore_errors=True)
             os.rename(tmp, where)
-        except OSError:  # another process stored it first (or a stale incomplete entry is there)
-            if (where / "run.json").is_file():
-                shutil.rmtree(tmp, ignore_errors=True)
-            else:
-                shutil.rmtree(where, ignore_errors=True)
-                os.rename(tmp, where)
 
-    @classmethod
-    def load(cls, where: Path) -> "CachedRun":
-        meta = json.loads((where / "run.json").read_text())
-        traces = {n: pd.read_parquet(where / f"{n}.parquet") for n in meta["traces"]}
-        return cls(meta["scenario"], meta["metrics"], pd.read_parquet(where / "flows.parquet"),
-                   pd.read_parquet(where / "links.parquet"), traces)
+
+def _load_run(where: Path) -> Result:
+    """The `Result` a cache entry written by `_save_run` holds (engine and version
+    from its metadata)."""
+    d = json.loads((where / "run.json").read_text())
+    meta = d.get("meta", {})
+    traces = {n: pd.read_parquet(where / f"{n}.parquet") for n in d["traces"]}
+    return Result(meta.get("engine"), str(meta.get("engine_version")), d["scenario"],
+                  pd.read_parquet(where / "flows.parquet"), pd.read_parquet(where / "links.parquet"),
+                  d["metrics"], traces)
 
 
 def _reduction_id(keep: Callable) -> str:
@@ -351,13 +360,41 @@ def _write_trace(df: pd.DataFrame, path: Path, meta: dict | None = None) -> None
                                                                              if f.name not in floats])
 
 
-def scenario_of(path: str) -> dict:
-    """The engine-resolved scenario of a scenario file (relative to the repository
-    root): where a paper module reads its setup's constants (rates, delays, buffers,
-    packet sizes), so that they are stated once, in the TOML."""
+def plan_of(path: str):
+    """The `tcplab.plan.Plan` of a scenario file (relative to the repository root):
+    where a paper's runs read the constants of its setup (rates, delays, buffers,
+    packet sizes) from the engine's resolution, so that they are stated once, in
+    the TOML."""
+    from tcplab.plan import plan
     from tcplab.scenario import load_scenario
 
-    return load_scenario(_repo_path(path))
+    return plan(load_scenario(_repo_path(path)), resolved=True)
+
+
+def load_notes(package: str) -> dict[str, str]:
+    """The sections of a paper package's ``notes.md``: ``## name`` heading → its
+    text. A paragraph's lines are joined with one space (as Markdown reads them),
+    paragraphs with a blank line; text before the first heading is the file's
+    preface and is left out. A section may hold ``{name}`` fields, which the claim
+    fills in with `str.format`."""
+    import importlib.resources
+
+    text = importlib.resources.files(package).joinpath("notes.md").read_text(encoding="utf-8")
+    sections: dict[str, list[str]] = {}
+    current = None
+    for line in text.splitlines():
+        if line.startswith("## "):
+            current = line[3:].strip()
+            if current in sections:
+                raise ValueError(f"{package}/notes.md: section {current!r} twice")
+            sections[current] = []
+        elif current is not None:
+            sections[current].append(line.strip())
+    out = {}
+    for name, lines in sections.items():
+        paragraphs = [p for p in re.split(r"\n(?:\s*\n)+", "\n".join(lines).strip()) if p]
+        out[name] = "\n\n".join(" ".join(p.split("\n")) for p in paragraphs)
+    return out
 
 
 def _repo_path(p: str) -> Path:

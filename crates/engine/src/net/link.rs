@@ -123,6 +123,14 @@ pub struct Link {
     /// Per mark, what was admitted before the snapshot but belongs after the
     /// mark (a packet handed on at a future instant).
     late: [Late; 2],
+    /// When the packet in transmission (or the last one sent) started: ns-2
+    /// scheduled the start of the next waiting packet then (see [`Link::waiting`]).
+    cur_start: SimTime,
+    /// The (id, delay, rate) of every link that feeds this one: a tie is
+    /// decided by when the arriving packet's link started sending it.
+    feeders: Vec<(u32, SimTime, f64)>,
+    /// Every feeder has the same delay and rate (a dumbbell's access links).
+    feeders_alike: bool,
 }
 
 /// Counts that belong after a snapshot instant though they were made before
@@ -204,6 +212,9 @@ impl Link {
             delivery_pending: false,
             marks: [SimTime::MAX; 2],
             late: [Late::default(); 2],
+            cur_start: 0,
+            feeders: Vec::new(),
+            feeders_alike: true,
         }
     }
 
@@ -307,17 +318,63 @@ impl Link {
         t
     }
 
-    /// Packets waiting in the buffer at `now` (not counting the one in transmission).
+    /// Packets waiting in the buffer at `now` (not counting the one in
+    /// transmission), as an arrival of `arriving` bytes finds it (None: no
+    /// arrival, a packet that starts at `now` has started).
+    ///
+    /// A tie — the arrival at the instant the next waiting packet starts — is
+    /// decided as ns-2 decides it: events of equal time run in the order they
+    /// were scheduled. The arrival was scheduled when the link it comes from
+    /// started sending it (`LinkDelay::recv`: its transmission time and that
+    /// link's delay earlier); the queue's resume that starts the next packet
+    /// when the current one started. The earlier-scheduled goes first; a
+    /// packet from an agent (no upstream link) comes after the departure.
     #[inline]
-    pub fn waiting(&mut self, now: SimTime) -> usize {
+    pub fn waiting(&mut self, now: SimTime, arriving: Option<(u32, u32)>) -> usize {
         while let Some(&(start, _, _)) = self.waiting.front() {
-            if start <= now {
+            if start < now || (start == now && !self.arrival_first(now, arriving)) {
+                self.cur_start = start;
                 self.waiting.pop_front();
             } else {
                 break;
             }
         }
         self.waiting.len()
+    }
+
+    /// The links that feed this one: (id, delay ns, rate bit/s) each.
+    pub fn set_feeders(&mut self, mut feeders: Vec<(u32, SimTime, f64)>) {
+        feeders.sort_by_key(|f| f.0);
+        feeders.dedup_by_key(|f| f.0);
+        self.feeders_alike = feeders
+            .windows(2)
+            .all(|w| w[0].1 == w[1].1 && w[0].2 == w[1].2);
+        self.feeders = feeders;
+    }
+
+    /// At a tie, was the arrival (of `arriving` bytes from `upstream`)
+    /// scheduled before the departure?
+    #[cold]
+    #[inline(never)]
+    fn arrival_first(&self, now: SimTime, arriving: Option<(u32, u32)>) -> bool {
+        let Some((bytes, from)) = arriving else {
+            return false;
+        };
+        let f = &self.feeders;
+        let (delay, rate) = if from == u32::MAX || f.is_empty() {
+            return false;
+        } else if self.feeders_alike {
+            (f[0].1, f[0].2)
+        } else {
+            match f.binary_search_by_key(&from, |x| x.0) {
+                Ok(i) => (f[i].1, f[i].2),
+                Err(_) => return false,
+            }
+        };
+        let scheduled = now
+            .saturating_sub(delay)
+            .saturating_sub(tx_time_ns(bytes, rate));
+        scheduled < self.cur_start
     }
 
     /// A packet arrives at the link's input at `now`: the queue discipline
@@ -329,6 +386,7 @@ impl Link {
         &mut self,
         pkt: &Packet,
         now: SimTime,
+        from: u32,
     ) -> Result<(SimTime, Option<SimTime>), DropCause> {
         self.counters.arrivals += 1;
         if self.down_from != SimTime::MAX && self.outage_loses(pkt.size_bytes, now) {
@@ -339,10 +397,10 @@ impl Link {
         }
         let must_wait = self.busy_until > now;
         if let Queue::DropTail { limit } = self.queue {
-            if must_wait && self.waiting(now) >= limit as usize {
+            if must_wait && self.waiting(now, Some((pkt.size_bytes, from))) >= limit as usize {
                 return Err(self.dropped(now, DropCause::Overflow));
             }
-        } else if let Err(cause) = self.managed_admit(pkt, now, must_wait) {
+        } else if let Err(cause) = self.managed_admit(pkt, now, must_wait, from) {
             return Err(self.dropped(now, cause));
         }
         let tx = self.tx_time(pkt.size_bytes);
@@ -357,6 +415,7 @@ impl Link {
             self.waiting.push_back((start, pkt.size_bytes, pkt.kind));
             Some(start)
         } else {
+            self.cur_start = start;
             None
         };
         if end > self.marks[0] {
@@ -385,9 +444,10 @@ impl Link {
         pkt: &Packet,
         now: SimTime,
         must_wait: bool,
+        from: u32,
     ) -> Result<(), DropCause> {
         // (pops the packets that have started, so the deque is what waits)
-        let waiting = self.waiting(now);
+        let waiting = self.waiting(now, Some((pkt.size_bytes, from)));
         match &mut self.queue {
             Queue::DropTail { .. } => Ok(()),
             Queue::Red(red) => {
@@ -411,7 +471,14 @@ impl Link {
     /// next hop, which needs an event then.
     #[inline]
     pub fn arrive(&mut self, pkt: Packet, now: SimTime) -> Admit {
-        match self.admit(&pkt, now) {
+        self.arrive_from(pkt, now, u32::MAX)
+    }
+
+    /// [`Link::arrive`] for a packet that link `from` delivers (`u32::MAX`:
+    /// from an agent); a tie with a departure depends on it (`waiting`).
+    #[inline]
+    pub fn arrive_from(&mut self, pkt: Packet, now: SimTime, from: u32) -> Admit {
+        match self.admit(&pkt, now, from) {
             Err(cause) => Admit::Dropped(cause),
             Ok((at, wait)) => Admit::Admitted {
                 schedule: self.hold(pkt, at),
@@ -430,8 +497,9 @@ impl Link {
         &mut self,
         pkt: &Packet,
         now: SimTime,
+        from: u32,
     ) -> Result<(SimTime, Option<SimTime>), DropCause> {
-        self.admit(pkt, now)
+        self.admit(pkt, now, from)
     }
 
     /// Keep an admitted packet until it reaches the next hop at `at`.
@@ -515,10 +583,10 @@ impl Link {
         self.counters.busy_ns - self.busy_until.saturating_sub(now)
     }
 
-    /// Packets whose transmission has started by `now`.
+    /// Packets whose transmission has started by `now` (one starting at
+    /// `now` included).
     pub fn sent_packets_until(&mut self, now: SimTime) -> u64 {
-        let w = self.waiting(now) as u64;
-        self.counters.admitted - w
+        self.counters.admitted - self.waiting(now, None) as u64
     }
 }
 
@@ -563,12 +631,54 @@ mod tests {
         }
         assert!(matches!(l.arrive(pkt(3), 0), Admit::Dropped(_)));
         // After the first packet finishes (8 ms), one slot frees up.
-        assert_eq!(l.waiting(8_000_000), 1);
+        assert_eq!(l.waiting(8_000_000, None), 1);
         assert!(matches!(
             l.arrive(pkt(4), 8_000_000),
             Admit::Admitted { .. }
         ));
         assert_eq!(l.counters.drops, 1);
+    }
+
+    /// ns-2 runs events of equal time in the order they were scheduled. An
+    /// arrival at the instant the next waiting packet starts was scheduled when
+    /// its upstream link started sending it; the start, when the packet now in
+    /// transmission started. Buffer 2 at 1 Mb/s: packets 0, 1, 2 arrive at
+    /// 10 ms (0 sends, 1 and 2 wait); at 18 ms 1 starts.
+    #[test]
+    fn a_tie_goes_to_whichever_ns2_scheduled_first() {
+        let full = || {
+            let mut l = Link::new(1e6, 0, Queue::droptail(2));
+            l.set_feeders(vec![(9, 0, 100e6), (7, 5_000_000, 1e6)]);
+            for s in 0..3 {
+                assert!(matches!(
+                    l.arrive(pkt(s), 10_000_000),
+                    Admit::Admitted { .. }
+                ));
+            }
+            l
+        };
+        // from link 7 (5 ms, 1 Mb/s): scheduled at 18 − 5 − 8 = 5 ms, before the
+        // start (scheduled at 10 ms): it finds 1 and 2 waiting and is dropped
+        let mut l = full();
+        assert!(matches!(
+            l.arrive_from(pkt(3), 18_000_000, 7),
+            Admit::Dropped(_)
+        ));
+        // from link 9 (no delay, 100 Mb/s): scheduled at 17.92 ms, after: 1 has left
+        let mut l = full();
+        assert!(matches!(
+            l.arrive_from(pkt(3), 18_000_000, 9),
+            Admit::Admitted { .. }
+        ));
+        // from an agent: after the start, as before
+        let mut l = full();
+        assert!(matches!(
+            l.arrive(pkt(3), 18_000_000),
+            Admit::Admitted { .. }
+        ));
+        // counters count a packet that starts at the instant as started
+        let mut l = full();
+        assert_eq!(l.sent_packets_until(18_000_000), 2);
     }
 
     #[test]
@@ -632,7 +742,7 @@ mod tests {
         let lost: Vec<u32> = (0..12u32)
             .filter(|&i| {
                 let p = Packet::new(Kind::Data, 0, i, 1000);
-                l.admit(&p, i as SimTime * 1_000_000) == Err(DropCause::Error)
+                l.admit(&p, i as SimTime * 1_000_000, u32::MAX) == Err(DropCause::Error)
             })
             .collect();
         assert_eq!(lost, [0, 3, 4, 9]);
@@ -673,7 +783,11 @@ mod tests {
             duration: Duration(10_000_000),
             distribution: OutageDistribution::Fixed,
         };
-        l.set_outages(Box::new(OutageSchedule::new(&spec, Rng::stream(1, 3, 0))));
+        l.set_outages(Box::new(OutageSchedule::new(
+            &spec,
+            Rng::stream(1, 3, 0),
+            SimTime::MAX,
+        )));
         let ms = 1_000_000;
         // leaves the link at 13 ms: delivered
         assert!(matches!(l.arrive(pkt(0), 0), Admit::Admitted { .. }));

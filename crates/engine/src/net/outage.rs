@@ -22,11 +22,18 @@ pub struct OutageSchedule {
     rng: Rng,
     /// A raw interval drawn but not yet merged into what `next()` returned.
     pending: Option<(SimTime, SimTime)>,
+    /// The run ends here: an outage that reaches it is returned as soon as
+    /// it does (the link stays down to the end; whatever follows cannot
+    /// matter), and is the last. Without it, outages that overlap forever
+    /// (durations longer than the period) would merge without end.
+    horizon: SimTime,
+    done: bool,
 }
 
 impl OutageSchedule {
-    /// The schedule of `spec` (a resolved one) with the given random stream.
-    pub fn new(spec: &OutageSpec, rng: Rng) -> Self {
+    /// The schedule of `spec` (a resolved one) with the given random
+    /// stream, for a run that ends at `horizon` ns.
+    pub fn new(spec: &OutageSpec, rng: Rng, horizon: SimTime) -> Self {
         let periodic = spec.every.is_some();
         let list: Vec<SimTime> = spec
             .at
@@ -43,6 +50,8 @@ impl OutageSchedule {
             exponential: spec.distribution == OutageDistribution::Exponential,
             rng,
             pending: None,
+            horizon,
+            done: false,
         }
     }
 
@@ -70,8 +79,11 @@ impl Iterator for OutageSchedule {
     type Item = (SimTime, SimTime);
 
     /// The next outage [start, end), overlapping ones merged; zero-length
-    /// draws are skipped.
+    /// draws are skipped. Merging stops once the outage reaches the horizon.
     fn next(&mut self) -> Option<(SimTime, SimTime)> {
+        if self.done {
+            return None;
+        }
         let (start, mut end) = loop {
             let r = self.pending.take().or_else(|| self.raw())?;
             if r.1 > r.0 {
@@ -79,6 +91,10 @@ impl Iterator for OutageSchedule {
             }
         };
         loop {
+            if end >= self.horizon {
+                self.done = true;
+                return Some((start, end));
+            }
             match self.pending.take().or_else(|| self.raw()) {
                 Some((s, e)) if s <= end => end = end.max(e),
                 other => {
@@ -111,7 +127,11 @@ mod tests {
 
     #[test]
     fn fixed_periodic_outages_repeat_exactly() {
-        let s = OutageSchedule::new(&spec(Some(5), None, 1, false), Rng::stream(1, 3, 0));
+        let s = OutageSchedule::new(
+            &spec(Some(5), None, 1, false),
+            Rng::stream(1, 3, 0),
+            SimTime::MAX,
+        );
         let v: Vec<_> = s.take(3).collect();
         assert_eq!(v, vec![(5, 6), (10, 11), (15, 16)]);
     }
@@ -121,6 +141,7 @@ mod tests {
         let s = OutageSchedule::new(
             &spec(None, Some(vec![10, 12, 30]), 5, false),
             Rng::stream(1, 3, 0),
+            SimTime::MAX,
         );
         let v: Vec<_> = s.collect();
         assert_eq!(v, vec![(10, 17), (30, 35)]);
@@ -133,9 +154,30 @@ mod tests {
         let s = OutageSchedule::new(
             &spec(Some(1_000_000_000_000), None, 1_000_000_000, true),
             Rng::stream(9, 3, 4),
+            SimTime::MAX,
         );
         let v: Vec<_> = s.take(20_000).collect();
         let mean = v.iter().map(|(a, b)| (b - a) as f64).sum::<f64>() / v.len() as f64 / 1e9;
         assert!((mean - 1.0).abs() < 4.0 * 0.0071, "{mean}");
+    }
+
+    /// Outages longer than their period overlap for ever: the schedule
+    /// returns the merged outage as soon as it reaches the run's end, and
+    /// nothing after it (it used to merge draws until time overflowed).
+    #[test]
+    fn endless_overlap_stops_at_the_horizon() {
+        // every 5 s, Exp(1 h) long: down for good from 5 s
+        let s = OutageSchedule::new(
+            &spec(Some(5_000_000_000), None, 3_600_000_000_000, true),
+            Rng::stream(1, 3, 0),
+            100_000_000_000,
+        );
+        let v: Vec<_> = s.collect();
+        assert_eq!(v.len(), 1);
+        assert_eq!(v[0].0, 5_000_000_000);
+        assert!(v[0].1 >= 100_000_000_000);
+        // an outage that ends before the horizon is followed by the next
+        let s = OutageSchedule::new(&spec(Some(5), None, 1, false), Rng::stream(1, 3, 0), 12);
+        assert_eq!(s.collect::<Vec<_>>(), vec![(5, 6), (10, 11), (15, 16)]);
     }
 }

@@ -196,13 +196,117 @@ pub struct AppPlan {
 /// A UDP source: packets of `packet_size` bytes paced by a rate over time.
 #[derive(Debug, Clone, Serialize)]
 pub struct UdpPlan {
-    /// The rate over time as the scenario gives it (a constant or a shape
-    /// table; units as strings, see `traffic::shape` for the semantics).
+    /// The rate over time (a constant or a shape, see `traffic::shape` for
+    /// the semantics). Serialized in SI numbers and nanoseconds with a
+    /// `kind` tag, as [`ShapePlan`] describes; the engine keeps the spec.
+    #[serde(serialize_with = "shape_si")]
     pub shape: RateShape,
     /// Long-run mean of the shape (clipped at 0), bit/s.
     pub mean_bps: f64,
     /// Each packet leaves U[0, send_jitter_ns] after its time by the shape, ns.
     pub send_jitter_ns: SimTime,
+}
+
+/// A UDP source's rate shape as the Plan writes it: plain bit/s, Hz,
+/// radians and nanoseconds (the scenario's unit strings resolved).
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum ShapePlan {
+    /// A constant rate.
+    Constant { rate_bps: f64 },
+    /// mean + amplitude·sin(2π·frequency·t + phase), clipped at 0.
+    Sine {
+        mean_bps: f64,
+        amplitude_bps: f64,
+        frequency_hz: f64,
+        phase_rad: f64,
+    },
+    /// offset + Σ amplitudeᵢ·sin(2π·frequencyᵢ·t + phaseᵢ), clipped at 0.
+    Sines {
+        offset_bps: f64,
+        components: Vec<SinePlan>,
+    },
+    /// Piecewise-linear through (t_ns, bit/s); `repeat`: periodic with the
+    /// last time as period.
+    Piecewise {
+        points: Vec<(SimTime, f64)>,
+        repeat: bool,
+    },
+    /// `rate_bps` during on periods, silent during off periods.
+    Onoff {
+        rate_bps: f64,
+        on: PeriodPlan,
+        off: PeriodPlan,
+    },
+}
+
+/// One component of a `sines` shape.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct SinePlan {
+    pub amplitude_bps: f64,
+    pub frequency_hz: f64,
+    pub phase_rad: f64,
+}
+
+/// The distribution of on or off period lengths.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct PeriodPlan {
+    pub distribution: PeriodDistribution,
+    pub mean_ns: SimTime,
+    /// Pareto's shape (pareto only).
+    pub alpha: Option<f64>,
+}
+
+impl ShapePlan {
+    /// The resolved (validated) shape `r` in SI numbers.
+    pub fn of(r: &RateShape) -> ShapePlan {
+        let rate = |x: Option<crate::time::Rate>| x.map_or(0.0, |r| r.0);
+        let period = |p: &Option<PeriodSpec>| {
+            let p = p.expect("validated: on/off periods are set");
+            PeriodPlan {
+                distribution: p.distribution,
+                mean_ns: p.mean.0,
+                alpha: p.alpha,
+            }
+        };
+        match r {
+            RateShape::Constant(r) => ShapePlan::Constant { rate_bps: r.0 },
+            RateShape::Shaped(t) => match t.shape {
+                ShapeKind::Sine => ShapePlan::Sine {
+                    mean_bps: rate(t.mean),
+                    amplitude_bps: rate(t.amplitude),
+                    frequency_hz: t.frequency.map_or(1.0, |f| f.0),
+                    phase_rad: t.phase.unwrap_or(0.0),
+                },
+                ShapeKind::Sines => ShapePlan::Sines {
+                    offset_bps: rate(t.offset),
+                    components: t
+                        .components
+                        .iter()
+                        .flatten()
+                        .map(|c| SinePlan {
+                            amplitude_bps: c.amplitude.0,
+                            frequency_hz: c.frequency.0,
+                            phase_rad: c.phase,
+                        })
+                        .collect(),
+                },
+                ShapeKind::Piecewise => ShapePlan::Piecewise {
+                    points: t.points.iter().flatten().map(|(d, r)| (d.0, r.0)).collect(),
+                    repeat: t.repeat.unwrap_or(false),
+                },
+                ShapeKind::OnOff => ShapePlan::Onoff {
+                    rate_bps: rate(t.rate),
+                    on: period(&t.on),
+                    off: period(&t.off),
+                },
+            },
+        }
+    }
+}
+
+fn shape_si<S: serde::Serializer>(r: &RateShape, s: S) -> Result<S::Ok, S::Error> {
+    ShapePlan::of(r).serialize(s)
 }
 
 /// What the recorder traces (`[trace]`).
@@ -352,7 +456,7 @@ fn link_plan(l: &LinkLayout, id: u32, seed: u64, end: SimTime) -> LinkPlan {
         errors: if l.forward { s.errors.clone() } else { None },
         outages: s.outages.as_ref().map_or(Vec::new(), |o| {
             let mut v = Vec::new();
-            for iv in outage_schedule(o, seed, l.duplex) {
+            for iv in outage_schedule(o, seed, l.duplex, end) {
                 v.push(iv);
                 if iv.0 >= end {
                     break;
@@ -364,9 +468,13 @@ fn link_plan(l: &LinkLayout, id: u32, seed: u64, end: SimTime) -> LinkPlan {
 }
 
 /// The outage schedule of the duplex link whose forward direction is
-/// `duplex` (drawn from that link's stream).
-pub fn outage_schedule(o: &OutageSpec, seed: u64, duplex: u32) -> OutageSchedule {
-    OutageSchedule::new(o, Rng::stream(seed, stream::LINK_OUTAGES, duplex as u64))
+/// `duplex` (drawn from that link's stream), for a run that ends at `end` ns.
+pub fn outage_schedule(o: &OutageSpec, seed: u64, duplex: u32, end: SimTime) -> OutageSchedule {
+    OutageSchedule::new(
+        o,
+        Rng::stream(seed, stream::LINK_OUTAGES, duplex as u64),
+        end,
+    )
 }
 
 impl QueuePlan {

@@ -373,3 +373,56 @@ fn the_old_linux_keys_are_refused_with_the_new_spelling() {
     assert_eq!(e.path, "linux.profile");
     assert!(e.message.contains("profile = \"linux\""), "{e}");
 }
+
+/// The Plan writes a UDP source's rate in SI numbers and nanoseconds, never
+/// the scenario's unit strings.
+#[test]
+fn plan_writes_rate_shapes_in_si_units() {
+    let udp = |rate: &str| {
+        let sc = Scenario::from_json(&with_udp(rate)).unwrap();
+        let plan = Plan::from_scenario(&sc).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&plan.to_json()).unwrap();
+        let f = v["flows"].as_array().unwrap();
+        f.iter().find(|f| f["kind"] == "udp").unwrap()["udp"]["shape"].clone()
+    };
+    let c = udp(r#""0.5Mbps""#);
+    assert_eq!(
+        c,
+        serde_json::json!({"kind": "constant", "rate_bps": 500000.0})
+    );
+    let s = udp(
+        r#"{"shape": "sine", "mean": "500kbps", "amplitude": "0.25Mbps", "frequency": "0.4Hz"}"#,
+    );
+    assert_eq!(
+        s,
+        serde_json::json!({"kind": "sine", "mean_bps": 500000.0, "amplitude_bps": 250000.0,
+                           "frequency_hz": 0.4, "phase_rad": 0.0})
+    );
+    let p =
+        udp(r#"{"shape": "piecewise", "points": [[0, "1Mbps"], ["250ms", 0]], "repeat": true}"#);
+    assert_eq!(
+        p,
+        serde_json::json!({"kind": "piecewise", "points": [[0, 1000000.0], [250000000, 0.0]],
+                           "repeat": true})
+    );
+    let o = udp(
+        r#"{"shape": "onoff", "rate": "2Mbps", "on": {"distribution": "fixed", "mean": "1s"},
+            "off": {"distribution": "pareto", "mean": "2s", "alpha": 1.5}}"#,
+    );
+    assert_eq!(o["kind"], "onoff");
+    assert_eq!(o["rate_bps"], 2e6);
+    assert_eq!(
+        o["on"],
+        serde_json::json!({"distribution": "fixed", "mean_ns": 1000000000u64, "alpha": null})
+    );
+    assert_eq!(o["off"]["mean_ns"], 2_000_000_000u64);
+    assert_eq!(o["off"]["alpha"], 1.5);
+    let m = udp(
+        r#"{"shape": "sines", "offset": "1Mbps", "components": [{"amplitude": "1Mbps", "frequency": "2Hz", "phase": 1.5}]}"#,
+    );
+    assert_eq!(
+        m["components"],
+        serde_json::json!([{"amplitude_bps": 1e6, "frequency_hz": 2.0, "phase_rad": 1.5}])
+    );
+    assert_eq!(m["offset_bps"], 1e6);
+}

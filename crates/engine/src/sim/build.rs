@@ -69,8 +69,16 @@ fn new_link(l: &LinkPlan, seed: u64) -> Link {
 
 /// One direction of a duplex link built from its spec, outside a plan (the
 /// linux engine's emulated links): link `index`, whose duplex link's
-/// forward direction is `duplex`; its outages are drawn lazily, with no end.
-pub fn make_link(l: &LinkSpec, forward: bool, seed: u64, index: usize, duplex: usize) -> Link {
+/// forward direction is `duplex`; its outages are drawn lazily, for a run
+/// that ends at `end` ns.
+pub fn make_link(
+    l: &LinkSpec,
+    forward: bool,
+    seed: u64,
+    index: usize,
+    duplex: usize,
+    end: SimTime,
+) -> Link {
     let plan = LinkPlan {
         id: index as u32,
         name: String::new(),
@@ -89,7 +97,7 @@ pub fn make_link(l: &LinkSpec, forward: bool, seed: u64, index: usize, duplex: u
     };
     let mut link = new_link(&plan, seed);
     if let Some(o) = &l.outages {
-        link.set_outages(Box::new(outage_schedule(o, seed, duplex as u32)));
+        link.set_outages(Box::new(outage_schedule(o, seed, duplex as u32, end)));
     }
     link
 }
@@ -199,6 +207,7 @@ impl Sim {
         let single_input = single_input_links(links.len(), &plan.flows);
         let candidates = victim_candidates(&links, &plan.flows);
         let mut hops = Vec::new();
+        let mut feeders = vec![Vec::new(); links.len()];
         let mut route_at = Vec::with_capacity(nflows);
         for (f, a) in plan.flows.iter().zip(&agents) {
             // the receiver takes packets without an event (see `forward`)
@@ -215,15 +224,24 @@ impl Sim {
                 );
                 at[d] = (hops.len() as u32, route.len() as u32);
                 for (h, &link) in route.iter().enumerate() {
+                    if h > 0 {
+                        // a tie at `link` is decided by when its feeder sent the packet
+                        let up = &plan.links[route[h - 1] as usize];
+                        feeders[link as usize].push((up.id, up.delay_ns, up.rate_bps));
+                    }
                     let next = match route.get(h + 1) {
                         Some(&n) if single_input[n as usize] => Next::Link,
                         None if d == FORWARD as usize && sink_chained => Next::Receiver,
                         _ => Next::Event,
                     };
-                    hops.push(Hop { link, next });
+                    let from = if h > 0 { route[h - 1] } else { u32::MAX };
+                    hops.push(Hop { link, next, from });
                 }
             }
             route_at.push(at);
+        }
+        for (l, f) in links.iter_mut().zip(feeders) {
+            l.set_feeders(f);
         }
         let selectors = links.iter().any(|l| match &l.queue {
             Queue::Threshold(t) => t.selection != Selection::FirstArrival,

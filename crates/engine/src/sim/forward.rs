@@ -15,6 +15,8 @@ use crate::time::SimTime;
 pub(super) struct Hop {
     pub(super) link: u32,
     pub(super) next: Next,
+    /// The link before this one on the route (`u32::MAX`: the first hop).
+    pub(super) from: u32,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -60,7 +62,11 @@ impl Sim {
         let end = base + len;
         let mut i = base + p.hop as u32;
         while i < end {
-            let Hop { link: l, next } = self.hops[i as usize];
+            let Hop {
+                link: l,
+                next,
+                from,
+            } = self.hops[i as usize];
             i += 1;
             // Chained: the next link has no other input, or this is the last
             // hop and the receiver takes the packet at once (it would be the
@@ -71,7 +77,7 @@ impl Sim {
                 Next::Receiver => self.links[l as usize].next_delivery().is_none(),
             };
             if chained {
-                match self.links[l as usize].pass(&p, now) {
+                match self.links[l as usize].pass(&p, now, from) {
                     Err(cause) => {
                         self.dropped(&p, l, now, cause);
                         return;
@@ -102,7 +108,7 @@ impl Sim {
             }
             // where the packet goes on when the link delivers it
             p.hop = (i - base) as u8;
-            match self.links[l as usize].arrive(p, now) {
+            match self.links[l as usize].arrive_from(p, now, from) {
                 Admit::Dropped(cause) => self.dropped(&p, l, now, cause),
                 Admit::Admitted { schedule, wait } => {
                     if let Some(at) = schedule {

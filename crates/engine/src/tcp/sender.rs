@@ -46,6 +46,10 @@ pub struct TcpSender {
     pub pace_deadline: Option<SimTime>,
     /// Time of this sender's one pending pacer event (MAX if none).
     pub pace_entry: SimTime,
+    /// The controller keeps per-packet state beside the window (send
+    /// times, rate samples, a pacer): CUBIC and BBR. Reno's family does
+    /// not, and its hot path tests this one flag instead of each hook.
+    hooks: bool,
     pub rtt: RttEstimator,
     /// The sender has been started and not stopped.
     pub active: bool,
@@ -65,6 +69,7 @@ impl TcpSender {
         if let Controller::Bbr(b) = &mut cc {
             b.seed = flow;
         }
+        let hooks = cc.wants_ack_rtt() || matches!(p.cc, super::cc::Cc::Bbr);
         TcpSender {
             flow,
             p,
@@ -77,6 +82,7 @@ impl TcpSender {
             next_send: 0,
             pace_deadline: None,
             pace_entry: SimTime::MAX,
+            hooks,
             rtt: RttEstimator::new(
                 p.tick_ns,
                 p.initial_rto_ns,
@@ -204,6 +210,32 @@ impl TcpSender {
         let mut pkt = Packet::new(Kind::Data, self.flow, seqno as u32, size);
         let force_timer = self.st.highest_ack == self.st.maxseq;
         self.counters.sent += 1;
+        if self.hooks {
+            self.send_hooks(seqno, size, now);
+        }
+        if seqno > self.st.maxseq {
+            self.st.maxseq = seqno;
+            if !self.rtt.active {
+                self.rtt.active = true;
+                if seqno > self.rtt.timed_seq {
+                    self.rtt.timed_seq = seqno;
+                    self.rtt.timed_at = now;
+                }
+            }
+        } else {
+            pkt.rtx = true;
+            self.counters.retransmissions += 1;
+        }
+        out.push(pkt);
+        if self.rto_deadline.is_none() || force_timer {
+            self.set_rtx_timer(now);
+        }
+    }
+
+    /// What a controller with per-packet state notes as packet `seqno` of
+    /// `size` bytes leaves (before `maxseq` moves).
+    #[inline(never)]
+    fn send_hooks(&mut self, seqno: i64, size: u32, now: SimTime) {
         if let Some(r) = &mut self.rate {
             // the rate table keeps the send times too
             let rtx = seqno <= self.st.maxseq;
@@ -222,23 +254,6 @@ impl TcpSender {
             // after this one (Linux's `tcp_update_skb_after_send`)
             let gap = (size as f64 * 8e9 / self.pacing_rate_bps) as SimTime;
             self.next_send = self.next_send.max(now) + gap;
-        }
-        if seqno > self.st.maxseq {
-            self.st.maxseq = seqno;
-            if !self.rtt.active {
-                self.rtt.active = true;
-                if seqno > self.rtt.timed_seq {
-                    self.rtt.timed_seq = seqno;
-                    self.rtt.timed_at = now;
-                }
-            }
-        } else {
-            pkt.rtx = true;
-            self.counters.retransmissions += 1;
-        }
-        out.push(pkt);
-        if self.rto_deadline.is_none() || force_timer {
-            self.set_rtx_timer(now);
         }
     }
 
@@ -352,25 +367,21 @@ impl TcpSender {
         match a {
             Action::NewAck { ack, acked, grow } => {
                 let sample = self.newack_timing(ack, now);
-                let rate = match &mut self.rate {
-                    Some(r) => r.on_ack(ack, acked, now),
-                    None => None,
-                };
-                // BBR (`cong_control`) sees every ack, in recovery too
-                if grow || self.rate.is_some() {
-                    let ack_rtt_ns = self.ack_rtt(ack, now);
-                    self.cc.on_ack(&AckEvent {
-                        now,
-                        acked,
-                        rtt_s: sample,
-                        ack_rtt_ns,
-                        highest_ack: ack,
-                        next_seq: self.st.maxseq + 1,
-                        rate,
-                    });
-                    if self.rate.is_some() {
-                        // only a rate-based controller (BBR) sets a pacing rate
-                        self.pacing_rate_bps = self.cc.pacing_rate_bps();
+                if self.hooks {
+                    self.ack_hooks(ack, acked, grow, sample, now);
+                } else if grow {
+                    match &mut self.cc {
+                        // TCP(α, β) in ns-2 grows per ack whatever it says
+                        Controller::Aimd(a) => a.open(),
+                        cc => cc.on_ack(&AckEvent {
+                            now,
+                            acked,
+                            rtt_s: sample,
+                            ack_rtt_ns: None,
+                            highest_ack: ack,
+                            next_seq: self.st.maxseq + 1,
+                            rate: None,
+                        }),
                     }
                     if ack == 0 && self.p.syn {
                         self.cc.on_syn_acked();
@@ -396,6 +407,37 @@ impl TcpSender {
             Action::Retransmit(seq) => self.output(seq, now, out),
             Action::SendMuch { maxburst } => self.send_much(now, maxburst, out),
             Action::SendOne => self.send_one(now, out),
+        }
+    }
+
+    /// A new ack for a controller with per-packet state: its RTT and rate
+    /// samples, the ack event (BBR's `cong_control` sees every ack, in
+    /// recovery too) and the pacing rate it sets.
+    #[inline(never)]
+    fn ack_hooks(&mut self, ack: i64, acked: i64, grow: bool, sample: Option<f64>, now: SimTime) {
+        let rate = match &mut self.rate {
+            Some(r) => r.on_ack(ack, acked, now),
+            None => None,
+        };
+        // BBR (`cong_control`) sees every ack, in recovery too
+        if grow || self.rate.is_some() {
+            let ack_rtt_ns = self.ack_rtt(ack, now);
+            self.cc.on_ack(&AckEvent {
+                now,
+                acked,
+                rtt_s: sample,
+                ack_rtt_ns,
+                highest_ack: ack,
+                next_seq: self.st.maxseq + 1,
+                rate,
+            });
+            if self.rate.is_some() {
+                // only a rate-based controller (BBR) sets a pacing rate
+                self.pacing_rate_bps = self.cc.pacing_rate_bps();
+            }
+            if ack == 0 && self.p.syn {
+                self.cc.on_syn_acked();
+            }
         }
     }
 
