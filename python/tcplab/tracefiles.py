@@ -1,12 +1,13 @@
 """Traces on disk: a run's memory flat in its duration.
 
 A packet-engine run that keeps its traces in memory grows by a few MB per
-simulated second with several series on 100 flows (3.6 GB for 1000 s). With
+simulated second with several series on 100 flows (3.7 GB for 1000 s;
+bench/NOTES.md, "Traces on disk", and docs/results.md). With
 `tcplab run --out DIR` (or `tcplab.run(..., out=DIR)`) the engine instead
 streams each trace table to raw column files in a folder inside the output's
 temporary folder as the run goes (`Sim::spill_traces` in
-crates/engine/src/sim/mod.rs, `Spill` in crates/engine/src/record.rs), a
-table at a time once it holds `SPILL_ROWS` rows; the queue table, whose rows
+crates/engine/src/sim/mod.rs, `Spill` in crates/engine/src/record.rs): every
+10 ms of simulated time, each table that holds `SPILL_ROWS` rows; the queue table, whose rows
 are sorted by link, is written per link as its rows become final. Saving
 then copies the files into Parquet (and CSV) `CHUNK_ROWS` rows at a time, one
 row group per chunk; the raw files are removed before the output is renamed
