@@ -28,6 +28,7 @@ def run(
     trace: Iterable[str] | None = None,
     trace_interval: str | float | None = None,
     force: bool = False,
+    out: str | Path | None = None,
 ) -> Result:
     """Run a scenario (a TOML path or a dict) on an engine and return its Result.
 
@@ -40,6 +41,12 @@ def run(
     interval instead of at every change. The packet engine refuses a run whose
     estimated work or memory is beyond what the machine can do (the error names
     the key that costs most); `force=True` runs it anyway.
+
+    `out` writes the result into that folder as `Result.save` does (whole or
+    not at all, `tcplab.outdir`), and the packet engine then streams the traces
+    to disk as the run goes, so that the run's memory does not grow with its
+    duration (`tcplab.tracefiles`); the returned Result reads its traces from
+    `out/traces/*.parquet` when they are first used.
     """
     extra = []
     if trace:
@@ -51,6 +58,52 @@ def run(
     if trace_interval is not None:
         extra.append((["trace", "interval"], trace_interval))
     sc = load_scenario(scenario, override_list(overrides) + extra)
+    if engine not in ENGINES:
+        raise UserError(f"--engine: unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
+    if out is not None:
+        return _run_into(sc, engine, force, out)
+    return _run_engine(sc, engine, force)
+
+
+# The folder inside an output's temporary folder that the packet engine streams
+# traces into; removed before the output is complete.
+SPILL_FOLDER = ".traces-spill"
+
+
+def _run_into(sc: dict, engine: str, force: bool, out: str | Path) -> Result:
+    """Run and write the result into `out` (`tcplab.outdir.write_output_dir`):
+    the packet engine's traces go to raw files in the temporary output folder
+    as the run goes and are copied into Parquet and CSV from there; they are
+    removed with it whatever happens (error, Ctrl-C)."""
+    import shutil
+
+    from tcplab.outdir import write_output_dir
+    from tcplab.tracefiles import TraceFiles
+
+    done = {}
+
+    def write(tmp: Path) -> None:
+        if engine == "packet":
+            spill = tmp / SPILL_FOLDER
+            try:
+                res = _run_packet(sc, force=force, trace_dir=spill)
+                res.write_into(tmp)
+            finally:
+                shutil.rmtree(spill, ignore_errors=True)
+        else:
+            res = _run_engine(sc, engine, force)
+            res.write_into(tmp)
+        done["result"] = res
+
+    final = write_output_dir(out, write)
+    res = done["result"]
+    if res.traces:
+        names = list(res.traces)
+        res.traces = TraceFiles(final / "traces", names, {n: res.trace_columns(n) for n in names})
+    return res
+
+
+def _run_engine(sc: dict, engine: str, force: bool) -> Result:
     if engine == "packet":
         return _run_packet(sc, force=force)
     if engine == "ns2":
@@ -68,7 +121,7 @@ def run(
         # how the kernel was configured and how exactly the emulator kept time
         res.metrics["linux"] = raw["linux"]
         return res
-    raise UserError(f"--engine: unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
+    raise AssertionError(engine)
 
 
 def override_list(overrides) -> list:
@@ -110,18 +163,27 @@ def override_list(overrides) -> list:
     return out
 
 
-def _run_packet(sc: dict, force: bool = False) -> Result:
+def _run_packet(sc: dict, force: bool = False, trace_dir: Path | None = None) -> Result:
+    """Run on the packet engine; with `trace_dir` (a folder the caller
+    removes), the traces are streamed there and come back as
+    `tcplab.tracefiles.SpilledTrace` (playback reads stay DataFrames)."""
+    from tcplab import tracefiles
     from tcplab.scenario import _core
 
     t0 = time.perf_counter()
     try:
-        resolved, summary, traces = _core().run_scenario(json.dumps(sc), force=force)
+        if trace_dir is None:
+            resolved, summary, traces = _core().run_scenario(json.dumps(sc), force=force)
+        else:
+            resolved, summary, traces = _core().run_scenario(
+                json.dumps(sc), force=force, trace_dir=str(trace_dir), trace_rows=tracefiles.SPILL_ROWS)
     except ValueError as exc:
         raise UserError(f"scenario: {exc}") from None
     wall = time.perf_counter() - t0
     raw = dict(summary, flows=_arrays(summary["flows"]), links=_arrays(summary["links"]))
     raw["scenario"] = json.loads(resolved)
-    raw["traces"] = {name: pd.DataFrame(_arrays(cols)) for name, cols in traces.items()}
+    raw["traces"] = {name: tracefiles.SpilledTrace(trace_dir, *cols) if isinstance(cols, tuple)
+                     else pd.DataFrame(_arrays(cols)) for name, cols in traces.items()}
     return Result.from_raw(raw, wall_s=wall)
 
 

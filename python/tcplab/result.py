@@ -125,6 +125,11 @@ class Result:
     flows and links (DataFrames), metrics (dict), traces (name -> DataFrame)
     and wall_s (the engine's wall time, if timed).
 
+    A result written by `tcplab.run(..., out=DIR)` reads its traces from
+    DIR/traces/*.parquet when first used (`tcplab.tracefiles.TraceFiles`);
+    while it is being written, a trace the engine streamed to disk is a
+    `tcplab.tracefiles.SpilledTrace`.
+
     `flows` and `links` may be given as DataFrames or as dicts of columns; the
     DataFrame is then built when first read (most runs of a sweep only need
     the metrics, computed without it)."""
@@ -224,10 +229,18 @@ class Result:
         units = {f"flows.{c}": u for c, u in units_of(self.flows.columns).items()}
         units.update({f"links.{c}": u for c, u in units_of(self.links.columns).items()})
         units.update({f"metrics.{c}": u for c, u in units_of(flatten(self.metrics)).items()})
-        for name, df in self.traces.items():
-            units.update({f"traces.{name}.{c}": u for c, u in units_of(df.columns).items()})
+        for name in self.traces:
+            units.update({f"traces.{name}.{c}": u for c, u in units_of(self.trace_columns(name)).items()})
         return metadata(engine=self.engine, engine_version=self.engine_version,
                         seed=self.scenario.get("seed"), units=units)
+
+    def trace_columns(self, name: str) -> list[str]:
+        """The column names of trace `name`, without reading a trace that is
+        on disk (`tcplab.tracefiles`)."""
+        columns = getattr(self.traces, "columns", None)
+        if callable(columns):
+            return columns(name)
+        return list(self.traces[name].columns)
 
     def to_dict(self) -> dict:
         """The JSON summary (`summary.json`): everything but the traces, and
@@ -254,23 +267,24 @@ class Result:
         temporary sibling and renamed into place)."""
         from tcplab.outdir import write_output_dir
 
-        def write(tmp: Path) -> None:
-            summary = self.to_dict()
-            (tmp / "summary.json").write_text(json.dumps(summary, indent=2, default=_json_default) + "\n")
-            self.flows.to_csv(tmp / "flows.csv", index=False)
-            self.links.to_csv(tmp / "links.csv", index=False)
-            if self.traces:
-                (tmp / "traces").mkdir()
-                for name, df in self.traces.items():
-                    if "parquet" in formats:
-                        from tcplab.provenance import units_of, write_parquet
+        return write_output_dir(out_dir, lambda tmp: self.write_into(tmp, formats))
 
-                        write_parquet(df, tmp / "traces" / f"{name}.parquet",
-                                      dict(summary["meta"], units=units_of(df.columns), table=name))
-                    if "csv" in formats:
-                        df.to_csv(tmp / "traces" / f"{name}.csv", index=False)
+    def write_into(self, folder: Path, formats=("parquet", "csv")) -> None:
+        """Write the output files (what `save` writes) into an existing, empty
+        `folder`. A trace streamed to disk during the run (a
+        `tcplab.tracefiles.SpilledTrace`) is copied a chunk at a time."""
+        from tcplab.provenance import units_of
+        from tcplab.tracefiles import write_trace
 
-        return write_output_dir(out_dir, write)
+        summary = self.to_dict()
+        (folder / "summary.json").write_text(json.dumps(summary, indent=2, default=_json_default) + "\n")
+        self.flows.to_csv(folder / "flows.csv", index=False)
+        self.links.to_csv(folder / "links.csv", index=False)
+        if self.traces:
+            (folder / "traces").mkdir()
+            for name in self.traces:
+                meta = dict(summary["meta"], units=units_of(self.trace_columns(name)), table=name)
+                write_trace(self.traces[name], folder / "traces", name, meta, formats)
 
 
 def _fmt(v) -> str:

@@ -4,6 +4,9 @@
 use crate::net::link::DropCause;
 use crate::scenario::{TraceKind, TraceSpec};
 use crate::time::{secs, SimTime};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
 
 /// With the `no-probes` feature every probe is compiled out (traces come out
 /// empty): a build to measure what the disabled probes of a normal build
@@ -28,7 +31,39 @@ pub enum Column {
 /// A named table of equally long columns.
 pub struct Table {
     pub name: &'static str,
+    /// The columns; empty (of their type) when the rows were spilled.
     pub columns: Vec<(&'static str, Column)>,
+    /// When the run streamed its traces to files ([`Recorder::spill_to`]):
+    /// the table's parts in row order, (file stem, rows), each column of a
+    /// part in `<dir>/<stem>.<column>` ([`Spill`]).
+    pub spilled: Option<Parts>,
+}
+
+/// A spilled table's parts in row order: (file stem, rows).
+pub type Parts = Vec<(String, u64)>;
+
+/// A log of rows: how many, and its columns taken out (the log left empty).
+trait Log {
+    fn len(&self) -> usize;
+    fn take_columns(&mut self) -> Vec<(&'static str, Column)>;
+}
+
+/// [`Log`] for a struct of column vectors: the listed fields, in order,
+/// with their column types.
+macro_rules! log_columns {
+    ($ty:ident { $first:ident: $fk:ident $(, $field:ident: $kind:ident)* $(,)? }) => {
+        impl Log for $ty {
+            fn len(&self) -> usize {
+                self.$first.len()
+            }
+            fn take_columns(&mut self) -> Vec<(&'static str, Column)> {
+                vec![
+                    (stringify!($first), Column::$fk(std::mem::take(&mut self.$first))),
+                    $((stringify!($field), Column::$kind(std::mem::take(&mut self.$field))),)*
+                ]
+            }
+        }
+    };
 }
 
 #[derive(Default)]
@@ -96,6 +131,50 @@ pub struct PlaybackLog {
     dropped_writes: Vec<i64>,
 }
 
+log_columns!(TcpStateLog {
+    t: F64,
+    flow: I64,
+    cwnd: F64,
+    ssthresh: F64,
+    inflight: I64,
+    ack: I64
+});
+log_columns!(RttLog {
+    t: F64,
+    flow: I64,
+    srtt: F64,
+    rttvar: F64,
+    rto: F64,
+    backoff: I64
+});
+log_columns!(SendLog {
+    t: F64,
+    flow: I64,
+    seq: I64,
+    rtx: I64
+});
+log_columns!(DropLog {
+    t: F64,
+    link: I64,
+    flow: I64,
+    seq: I64,
+    cause: I64
+});
+log_columns!(UdpLog {
+    t: F64,
+    flow: I64,
+    seq: I64
+});
+log_columns!(PlaybackLog {
+    t: F64,
+    flow: I64,
+    read_bytes: I64,
+    wanted_bytes: I64,
+    arrived_bytes: I64,
+    buffered_bytes: I64,
+    dropped_writes: I64,
+});
+
 #[derive(Default)]
 pub struct Recorder {
     pub tcp_every_change: bool,
@@ -107,6 +186,8 @@ pub struct Recorder {
     pub rtt: Option<RttLog>,
     pub playback: Option<PlaybackLog>,
     pub interval_ns: SimTime,
+    /// Where the tables go as the run goes, if they are streamed to files.
+    pub spill: Option<Spill>,
 }
 
 impl Recorder {
@@ -124,6 +205,7 @@ impl Recorder {
             udp: has(TraceKind::Udp).then(UdpLog::default),
             playback: None,
             interval_ns: spec.interval.0,
+            spill: None,
         }
     }
 
@@ -246,117 +328,290 @@ impl Recorder {
         }
     }
 
-    /// Turn the logs into tables.
-    pub fn finish(self, end: SimTime) -> Vec<Table> {
+    /// Stream the trace tables to files in `dir` as the run goes (see
+    /// [`Spill`]): a table's rows go to disk once it holds `rows` of them
+    /// (at the simulator's next `Event::Spill`). Playback reads
+    /// stay in memory (the run's metrics read them).
+    /// (Nothing is streamed, and no folder made, when no trace is recorded.)
+    pub fn spill_to(&mut self, dir: PathBuf, rows: usize) {
+        let traced = self.tcp.is_some()
+            || self.rtt.is_some()
+            || self.sends.is_some()
+            || self.queue.is_some()
+            || self.drops.is_some()
+            || self.udp.is_some();
+        if !traced {
+            return;
+        }
+        self.spill = Some(Spill {
+            made: false,
+            dir,
+            rows: rows.max(1),
+            error: None,
+            occupancy: Vec::new(),
+            queue_rows: BTreeMap::new(),
+            rows_written: Vec::new(),
+        });
+    }
+
+    /// Write every table that holds `rows` rows or more to its files, and
+    /// the queue's rows that are final: every future queue event happens at
+    /// `now` or later (the simulator's clock), so the occupancy rows before
+    /// `now` are those of the whole-run table. Called between events; true
+    /// once writing failed (the run should end: the error is in the output).
+    pub fn spill(&mut self, now: SimTime) -> bool {
+        let Some(s) = &mut self.spill else {
+            return false;
+        };
+        if s.error.is_some() {
+            return true;
+        }
+        let r = s.spill_logs(
+            now,
+            false,
+            &mut self.tcp,
+            &mut self.rtt,
+            &mut self.sends,
+            &mut self.queue,
+            &mut self.drops,
+            &mut self.udp,
+        );
+        if let Err(e) = r {
+            s.error = Some(e);
+            return true;
+        }
+        false
+    }
+
+    /// Turn the logs into tables (in memory, or the rest written to their
+    /// files when spilling), and the error that stopped the spilling if any.
+    pub fn finish(mut self, end: SimTime) -> (Vec<Table>, Option<std::io::Error>) {
+        let mut error = None;
+        let mut spilled: Option<Vec<(&'static str, Parts)>> = None;
+        if let Some(mut s) = self.spill.take() {
+            let r = match s.error.take() {
+                Some(e) => Err(e),
+                None => s.spill_logs(
+                    end,
+                    true,
+                    &mut self.tcp,
+                    &mut self.rtt,
+                    &mut self.sends,
+                    &mut self.queue,
+                    &mut self.drops,
+                    &mut self.udp,
+                ),
+            };
+            match r {
+                Ok(()) => spilled = Some(s.parts()),
+                Err(e) => error = Some(e),
+            }
+        }
+        let parts_of = |name: &str| {
+            spilled
+                .as_ref()
+                .and_then(|v| v.iter().find(|(n, _)| *n == name).map(|(_, p)| p.clone()))
+        };
         let mut out = Vec::new();
-        if let Some(l) = self.tcp {
+        let mut push = |name: &'static str, columns| {
             out.push(Table {
-                name: "tcp",
-                columns: vec![
-                    ("t", Column::F64(l.t)),
-                    ("flow", Column::I64(l.flow)),
-                    ("cwnd", Column::F64(l.cwnd)),
-                    ("ssthresh", Column::F64(l.ssthresh)),
-                    ("inflight", Column::I64(l.inflight)),
-                    ("ack", Column::I64(l.ack)),
-                ],
-            });
+                name,
+                columns,
+                spilled: parts_of(name),
+            })
+        };
+        if let Some(mut l) = self.tcp.take() {
+            push("tcp", l.take_columns());
         }
-        if let Some(l) = self.rtt {
-            out.push(Table {
-                name: "rtt",
-                columns: vec![
-                    ("t", Column::F64(l.t)),
-                    ("flow", Column::I64(l.flow)),
-                    ("srtt", Column::F64(l.srtt)),
-                    ("rttvar", Column::F64(l.rttvar)),
-                    ("rto", Column::F64(l.rto)),
-                    ("backoff", Column::I64(l.backoff)),
-                ],
-            });
+        if let Some(mut l) = self.rtt.take() {
+            push("rtt", l.take_columns());
         }
-        if let Some(l) = self.sends {
-            out.push(Table {
-                name: "sends",
-                columns: vec![
-                    ("t", Column::F64(l.t)),
-                    ("flow", Column::I64(l.flow)),
-                    ("seq", Column::I64(l.seq)),
-                    ("rtx", Column::I64(l.rtx)),
-                ],
-            });
+        if let Some(mut l) = self.sends.take() {
+            push("sends", l.take_columns());
         }
-        if let Some(mut q) = self.queue {
+        if let Some(mut q) = self.queue.take() {
             // Occupancy step function per link: sort the ±1 events, accumulate.
             q.events.retain(|e| e.0 <= end);
-            // At one instant a departure (−1) frees the slot an arrival (+1)
-            // then takes: order −1 first, so occupancy never shows buffer + 1.
-            q.events.sort_by_key(|e| (e.1, e.0, e.3));
-            let (mut t, mut link, mut tcp, mut udp) = (vec![], vec![], vec![], vec![]);
-            let mut cur_link = u32::MAX;
-            let (mut n_tcp, mut n_udp) = (0i64, 0i64);
-            for (time, l, class, d) in q.events {
-                if l != cur_link {
-                    cur_link = l;
-                    n_tcp = 0;
-                    n_udp = 0;
+            q.sort();
+            push("queue", occupancy_rows(&q.events, &mut Vec::new()));
+        }
+        if let Some(mut l) = self.drops.take() {
+            push("drops", l.take_columns());
+        }
+        if let Some(mut l) = self.playback.take() {
+            push("playback", l.take_columns());
+        }
+        if let Some(mut l) = self.udp.take() {
+            push("udp", l.take_columns());
+        }
+        (out, error)
+    }
+}
+
+impl QueueLog {
+    /// Sort the events by link, then time; at one instant a departure (−1)
+    /// frees the slot an arrival (+1) then takes: −1 first, so occupancy
+    /// never shows buffer + 1. Stable: events equal in all three keep the
+    /// order they were recorded in.
+    fn sort(&mut self) {
+        self.events.sort_by_key(|e| (e.1, e.0, e.3));
+    }
+}
+
+/// The queue table's rows of `events` (sorted by [`QueueLog::sort`]): per
+/// event, the occupancy of its link after it, counted on from `occupancy`
+/// (per link: TCP, UDP packets; updated).
+fn occupancy_rows(
+    events: &[(SimTime, u32, u8, i8)],
+    occupancy: &mut Vec<(i64, i64)>,
+) -> Vec<(&'static str, Column)> {
+    let n = events.len();
+    let (mut t, mut link, mut tcp, mut udp) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
+    for &(time, l, class, d) in events {
+        if occupancy.len() <= l as usize {
+            occupancy.resize(l as usize + 1, (0, 0));
+        }
+        let o = &mut occupancy[l as usize];
+        if class == 1 {
+            o.1 += d as i64;
+        } else {
+            o.0 += d as i64;
+        }
+        t.push(secs(time));
+        link.push(l as i64);
+        tcp.push(o.0);
+        udp.push(o.1);
+    }
+    vec![
+        ("t", Column::F64(t)),
+        ("link", Column::I64(link)),
+        ("tcp", Column::I64(tcp)),
+        ("udp", Column::I64(udp)),
+    ]
+}
+
+/// A table's rows written out, column by column: `<dir>/<part>.<column>`
+/// holds the column's values of that part as raw little-endian 8-byte
+/// numbers (f64 or i64, as the table's in-memory column), in row order; a
+/// table is the concatenation of its parts (one part, the table's name, for
+/// every table but the queue's, which has one part per link, `queue.<link>`,
+/// in link order: its rows are sorted by link).
+pub struct Spill {
+    dir: PathBuf,
+    /// `dir` exists (made at the first write).
+    made: bool,
+    rows: usize,
+    error: Option<std::io::Error>,
+    /// Per link: the occupancy (TCP, UDP) after the last queue row written.
+    occupancy: Vec<(i64, i64)>,
+    /// Links with queue rows written, and how many.
+    queue_rows: BTreeMap<u32, u64>,
+    /// Rows written per table.
+    rows_written: Vec<(&'static str, u64)>,
+}
+
+impl Spill {
+    /// Append columns (equally long) to `<dir>/<part>.<column>`.
+    fn append(&self, part: &str, columns: &[(&'static str, Column)]) -> std::io::Result<()> {
+        for (name, col) in columns {
+            let bytes: Vec<u8> = match col {
+                Column::F64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+                Column::I64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            };
+            let mut f = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(self.dir.join(format!("{part}.{name}")))?;
+            f.write_all(&bytes)?;
+        }
+        Ok(())
+    }
+
+    fn table<L: Log>(
+        &mut self,
+        name: &'static str,
+        log: &mut Option<L>,
+        all: bool,
+    ) -> std::io::Result<()> {
+        let Some(l) = log else { return Ok(()) };
+        let n = l.len();
+        let known = self.rows_written.iter().any(|(t, _)| *t == name);
+        if !(all || n >= self.rows) || (n == 0 && known) {
+            return Ok(());
+        }
+        // (a table with no rows at all still gets its files, empty)
+        self.append(name, &l.take_columns())?;
+        match self.rows_written.iter_mut().find(|(t, _)| *t == name) {
+            Some((_, k)) => *k += n as u64,
+            None => self.rows_written.push((name, n as u64)),
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn spill_logs(
+        &mut self,
+        now: SimTime,
+        all: bool,
+        tcp: &mut Option<TcpStateLog>,
+        rtt: &mut Option<RttLog>,
+        sends: &mut Option<SendLog>,
+        queue: &mut Option<QueueLog>,
+        drops: &mut Option<DropLog>,
+        udp: &mut Option<UdpLog>,
+    ) -> std::io::Result<()> {
+        if !self.made {
+            std::fs::create_dir_all(&self.dir)?;
+            self.made = true;
+        }
+        self.table("tcp", tcp, all)?;
+        self.table("rtt", rtt, all)?;
+        self.table("sends", sends, all)?;
+        self.table("drops", drops, all)?;
+        self.table("udp", udp, all)?;
+        if let Some(q) = queue {
+            if all || q.events.len() >= self.rows {
+                if all {
+                    q.events.retain(|e| e.0 <= now);
                 }
-                if class == 1 {
-                    n_udp += d as i64;
-                } else {
-                    n_tcp += d as i64;
+                q.sort();
+                // final: before `now` (all of them at the end); each link's
+                // final events are a prefix of its run in the sorted order,
+                // and what stays is still sorted, ahead of later events as
+                // the stable sort of the whole run has it
+                let (done, rest): (Vec<_>, Vec<_>) =
+                    q.events.drain(..).partition(|e| all || e.0 < now);
+                q.events = rest;
+                for chunk in done.chunk_by(|a, b| a.1 == b.1) {
+                    let link = chunk[0].1;
+                    let columns = occupancy_rows(chunk, &mut self.occupancy);
+                    self.append(&format!("queue.{link}"), &columns)?;
+                    *self.queue_rows.entry(link).or_default() += chunk.len() as u64;
                 }
-                t.push(secs(time));
-                link.push(l as i64);
-                tcp.push(n_tcp);
-                udp.push(n_udp);
             }
-            out.push(Table {
-                name: "queue",
-                columns: vec![
-                    ("t", Column::F64(t)),
-                    ("link", Column::I64(link)),
-                    ("tcp", Column::I64(tcp)),
-                    ("udp", Column::I64(udp)),
-                ],
-            });
         }
-        if let Some(d) = self.drops {
-            out.push(Table {
-                name: "drops",
-                columns: vec![
-                    ("t", Column::F64(d.t)),
-                    ("link", Column::I64(d.link)),
-                    ("flow", Column::I64(d.flow)),
-                    ("seq", Column::I64(d.seq)),
-                    ("cause", Column::I64(d.cause)),
-                ],
-            });
-        }
-        if let Some(l) = self.playback {
-            out.push(Table {
-                name: "playback",
-                columns: vec![
-                    ("t", Column::F64(l.t)),
-                    ("flow", Column::I64(l.flow)),
-                    ("read_bytes", Column::I64(l.read_bytes)),
-                    ("wanted_bytes", Column::I64(l.wanted_bytes)),
-                    ("arrived_bytes", Column::I64(l.arrived_bytes)),
-                    ("buffered_bytes", Column::I64(l.buffered_bytes)),
-                    ("dropped_writes", Column::I64(l.dropped_writes)),
-                ],
-            });
-        }
-        if let Some(u) = self.udp {
-            out.push(Table {
-                name: "udp",
-                columns: vec![
-                    ("t", Column::F64(u.t)),
-                    ("flow", Column::I64(u.flow)),
-                    ("seq", Column::I64(u.seq)),
-                ],
-            });
-        }
+        Ok(())
+    }
+
+    /// Per table written: its parts (file stem, rows) in order.
+    fn parts(&self) -> Vec<(&'static str, Parts)> {
+        let mut out: Vec<_> = self
+            .rows_written
+            .iter()
+            .map(|&(t, n)| (t, vec![(t.to_string(), n)]))
+            .collect();
+        out.push((
+            "queue",
+            self.queue_rows
+                .iter()
+                .map(|(l, n)| (format!("queue.{l}"), *n))
+                .collect(),
+        ));
         out
     }
 }

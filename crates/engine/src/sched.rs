@@ -36,6 +36,8 @@ pub enum Event {
     Warmup,
     /// Periodic trace sample.
     Sample,
+    /// Write out the traces streamed to files (`Sim::spill_traces`).
+    Spill,
 }
 
 /// `key` = time << 64 | insertion sequence: one integer comparison orders

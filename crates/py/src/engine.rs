@@ -6,7 +6,7 @@
 //! records for 100 flows) cost Python more than the rest of a short run's
 //! result handling.
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use tcplab_engine::record::Column;
@@ -175,28 +175,45 @@ fn summary_dict<'py>(py: Python<'py>, s: &RunSummary) -> PyResult<Bound<'py, PyD
 
 /// Run a scenario (JSON text). Returns (resolved_json, summary, traces): the
 /// summary as `summary_dict` makes it, traces as {table: {column: (dtype, bytes)}}.
+/// With `trace_dir`, the traces are streamed into that folder as the run goes,
+/// `trace_rows` rows of a table at a time (`Sim::spill_traces`: memory flat
+/// in the run's duration), and such a table comes back as
+/// ([(column, dtype)], [(file stem, rows)]): its parts in row order, column
+/// `c` of part `p` in `trace_dir/p.c` as raw little-endian values; a failure
+/// to write them raises OSError. (Playback reads stay in memory.)
 /// A run beyond the engine's work or memory limits (`tcplab_engine::budget`)
 /// raises ValueError naming the key, unless `force`. Ctrl-C (any pending
 /// Python signal whose handler raises) stops the run within milliseconds and
 /// raises that exception (KeyboardInterrupt).
 #[pyfunction]
-#[pyo3(signature = (scenario_json, force=false))]
+#[pyo3(signature = (scenario_json, force=false, trace_dir=None, trace_rows=65536))]
 fn run_scenario<'py>(
     py: Python<'py>,
     scenario_json: &str,
     force: bool,
+    trace_dir: Option<std::path::PathBuf>,
+    trace_rows: usize,
 ) -> PyResult<(String, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     let text = scenario_json.to_owned();
     let (sc, out) = py.detach(move || -> PyResult<_> {
         let sc = Scenario::from_json(&text)
             .and_then(|s| s.resolve())
             .map_err(scenario_error)?;
-        tcplab_engine::budget::check(&sc, force).map_err(scenario_error)?;
+        match &trace_dir {
+            // streamed traces are not held: they cost no memory
+            Some(_) => tcplab_engine::budget::check_streamed(&sc, force),
+            None => tcplab_engine::budget::check(&sc, force),
+        }
+        .map_err(scenario_error)?;
         let plan = Plan::from_scenario(&sc).map_err(scenario_error)?;
         // the GIL is taken back for a moment every few ms of work to run
         // Python's signal handlers (the run holds it released)
         let mut raised = None;
-        let out = tcplab_engine::sim::Sim::new(&plan).run_until_stopped(|| {
+        let mut sim = tcplab_engine::sim::Sim::new(&plan);
+        if let Some(dir) = trace_dir {
+            sim = sim.spill_traces(dir, trace_rows);
+        }
+        let out = sim.run_until_stopped(|| {
             raised = Python::attach(|py| py.check_signals().err());
             raised.is_some()
         });
@@ -205,14 +222,29 @@ fn run_scenario<'py>(
             None => Err(raised.expect("a run stops only on a raised signal")),
         }
     })?;
+    if let Some(e) = out.trace_error {
+        return Err(PyOSError::new_err(format!("writing the traces: {e}")));
+    }
     let summary = summary_dict(py, &out.summary)?;
     let traces = PyDict::new(py);
     for table in out.traces {
-        let cols = PyDict::new(py);
-        for (name, col) in &table.columns {
-            cols.set_item(name, numeric(py, col))?;
+        match &table.spilled {
+            None => {
+                let cols = PyDict::new(py);
+                for (name, col) in &table.columns {
+                    cols.set_item(name, numeric(py, col))?;
+                }
+                traces.set_item(table.name, cols)?;
+            }
+            Some(parts) => {
+                let cols: Vec<(&str, &str)> = table
+                    .columns
+                    .iter()
+                    .map(|(name, col)| (*name, numeric(py, col).0))
+                    .collect();
+                traces.set_item(table.name, (cols, parts.clone()))?;
+            }
         }
-        traces.set_item(table.name, cols)?;
     }
     Ok((sc.to_json(), summary, traces))
 }

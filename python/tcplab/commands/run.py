@@ -38,10 +38,9 @@ def main(args) -> int:
 
         check_output_dir(args.out)  # refused before the run, not after it
     with watching(args.engine, args.scenario):
+        # with --out, the result is written as the run goes (traces streamed to disk)
         res = run(args.scenario, engine=args.engine, overrides=args.overrides, trace=trace,
-                  trace_interval=args.trace_interval, force=args.force)
-    if args.out:
-        res.save(args.out)
+                  trace_interval=args.trace_interval, force=args.force, out=args.out)
     if args.json:
         print(json.dumps(res.to_dict(), default=str))
     else:

@@ -268,6 +268,7 @@ impl Sim {
             warm_links: None,
             selectors,
             candidates,
+            spills: 0,
         }
     }
 }

@@ -71,6 +71,9 @@ pub struct RunSummary {
 pub struct RunOutput {
     pub summary: RunSummary,
     pub traces: Vec<Table>,
+    /// Why streaming the traces to files failed (the run ended early), if
+    /// they were streamed ([`Sim::spill_traces`]) and it did.
+    pub trace_error: Option<std::io::Error>,
 }
 
 /// (goodput, throughput) in bit/s over a window of `measured_s` seconds:
@@ -189,13 +192,16 @@ impl Sim {
             engine_version: crate::VERSION,
             measured_s,
             reference_bps: self.reference_bps,
-            events: self.sched.popped(),
+            // (the events that wrote streamed traces out are not the run's)
+            events: self.sched.popped() - self.spills,
             flows,
             links,
         };
+        let (traces, trace_error) = self.rec.finish(end);
         RunOutput {
             summary,
-            traces: self.rec.finish(end),
+            traces,
+            trace_error,
         }
     }
 }

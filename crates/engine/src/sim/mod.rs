@@ -87,13 +87,52 @@ pub struct Sim {
     /// Per link: the TCP flows crossing it, with their selection weights
     /// (empty unless the link has a threshold dropper).
     candidates: Vec<Vec<(u32, f64)>>,
+    /// `Event::Spill`s popped (left out of the reported event count).
+    spills: u64,
 }
+
+/// How often (simulated time) a run that streams its traces writes them
+/// out ([`Sim::spill_traces`]): every 10 ms, what a 100 Gb/s bottleneck
+/// traces in that time is a few tens of MB.
+const SPILL_EVERY_NS: SimTime = 10_000_000;
 
 impl Sim {
     /// Run to the end and report.
     pub fn run(self) -> RunOutput {
         self.run_until_stopped(|| false)
             .expect("a run that is never stopped ends")
+    }
+
+    /// Stream the traces to files in `dir` as the run goes instead of
+    /// holding them until the end ([`crate::record::Spill`]): the run's
+    /// memory stays flat in its duration, and the output's tables name their
+    /// files.
+    ///
+    /// The tables are written at an event every 10 ms of simulated time (a
+    /// table once it holds `rows` rows), so a run that does not stream its
+    /// traces does no work for it; those events change neither the order of
+    /// the others (equal times run first-scheduled-first) nor the reported
+    /// event count.
+    pub fn spill_traces(mut self, dir: std::path::PathBuf, rows: usize) -> Self {
+        self.rec.spill_to(dir, rows);
+        if self.rec.spill.is_some() {
+            self.sched
+                .schedule(SPILL_EVERY_NS.min(self.end), Event::Spill);
+        }
+        self
+    }
+
+    /// Write out the streamed traces; true if that failed (the run ends,
+    /// and its output says why).
+    #[cold]
+    #[inline(never)]
+    fn spill(&mut self, now: SimTime) -> bool {
+        self.spills += 1;
+        if self.rec.spill(now) {
+            return true;
+        }
+        self.sched.schedule(now + SPILL_EVERY_NS, Event::Spill);
+        false
     }
 
     /// Run to the end and report, asking `stop` every 2^15 events (a few
@@ -141,6 +180,11 @@ impl Sim {
                     self.warm_flows = Some(self.flow_counts());
                     self.warm_links = Some(self.link_counts(now));
                     self.release_held(end);
+                }
+                Event::Spill => {
+                    if self.spill(now) {
+                        break; // the traces could not be written
+                    }
                 }
                 Event::Sample => {
                     for f in 0..self.agents.len() {

@@ -151,3 +151,87 @@ fn bbr_fills_a_clean_link_with_a_small_queue_and_probes_rtt_every_10_s() {
     assert!(worst < 62.0 / 4.0, "mean standing queue {worst} packets");
     eprintln!("bbr: utilization {util}, probe-rtt at {episodes:?}, mean queue {worst}");
 }
+
+/// Traces streamed to files as the run goes (`Sim::spill_traces`, written
+/// out every 10 ms of simulated time) hold exactly the in-memory tables, row
+/// for row — the queue table's too, whose rows are sorted by link and
+/// written per link as they become final — however small the chunks; the
+/// summary (its event count included) is the same.
+#[test]
+fn spilled_traces_are_the_in_memory_tables() {
+    let json = r#"{"duration": "20s", "warmup": "2s", "seed": 5,
+        "topology": {
+          "bottleneck": {"rate": "40Mbps", "delay": "10ms", "buffer": 30},
+          "access": {"rate": "100Mbps", "delay": "2ms", "buffer": 50},
+          "sink_access": {"rate": "100Mbps", "delay": "3ms", "buffer": 50}},
+        "flows": {
+          "tcp": {"kind": "tcp", "variant": "sack", "count": 6, "start_jitter": "1s"},
+          "udp": {"kind": "udp", "rate": "8Mbps"}},
+        "trace": {"series": ["cwnd", "inflight", "seq", "queue", "drops", "udp", "rtt"]}}"#;
+    let plan = Plan::from_scenario(&Scenario::from_json(json).unwrap()).unwrap();
+    let whole = Sim::new(&plan).run();
+    for rows in [1, 1000, 1 << 20] {
+        let dir =
+            std::env::temp_dir().join(format!("tcplab-spill-test-{}-{rows}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let out = Sim::new(&plan).spill_traces(dir.clone(), rows).run();
+        assert!(out.trace_error.is_none());
+        assert_eq!(
+            serde_json::to_value(&out.summary).unwrap(),
+            serde_json::to_value(&whole.summary).unwrap()
+        );
+        let names = |o: &RunOutput| o.traces.iter().map(|t| t.name).collect::<Vec<_>>();
+        assert_eq!(names(&out), names(&whole));
+        for (t, w) in out.traces.iter().zip(&whole.traces) {
+            let parts = t.spilled.as_ref().expect("spilled");
+            if t.name == "queue" {
+                assert!(parts.len() > 2, "queue rows of several links: {parts:?}");
+            }
+            let total: u64 = parts.iter().map(|p| p.1).sum();
+            for (name, col) in &w.columns {
+                let mut bytes = vec![];
+                for (stem, _) in parts {
+                    bytes.extend(std::fs::read(dir.join(format!("{stem}.{name}"))).unwrap());
+                }
+                let (expected, n): (Vec<u8>, usize) = match col {
+                    crate::record::Column::F64(v) => {
+                        (v.iter().flat_map(|x| x.to_le_bytes()).collect(), v.len())
+                    }
+                    crate::record::Column::I64(v) => {
+                        (v.iter().flat_map(|x| x.to_le_bytes()).collect(), v.len())
+                    }
+                };
+                assert!(n > 0, "{}.{name} is empty", t.name);
+                assert_eq!(total as usize, n, "{}.{name} rows", t.name);
+                assert!(
+                    bytes == expected,
+                    "{}.{name} differs (chunks of {rows})",
+                    t.name
+                );
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+/// A run without traces streams nothing: no folder, no spill events, the
+/// same summary.
+#[test]
+fn an_untraced_run_streams_nothing() {
+    let json = r#"{"duration": "5s", "seed": 2,
+        "topology": {
+          "bottleneck": {"rate": "10Mbps", "delay": "10ms", "buffer": 30},
+          "access": {"rate": "100Mbps", "delay": "2ms", "buffer": 50},
+          "sink_access": {"rate": "100Mbps", "delay": "3ms", "buffer": 50}},
+        "flows": {"tcp": {"kind": "tcp", "count": 2}}}"#;
+    let plan = Plan::from_scenario(&Scenario::from_json(json).unwrap()).unwrap();
+    let dir = std::env::temp_dir().join(format!("tcplab-spill-none-{}", std::process::id()));
+    let sim = Sim::new(&plan).spill_traces(dir.clone(), 10);
+    assert!(sim.rec.spill.is_none());
+    let out = sim.run();
+    assert!(!dir.exists() && out.traces.is_empty() && out.trace_error.is_none());
+    assert_eq!(
+        serde_json::to_value(&out.summary).unwrap(),
+        serde_json::to_value(&Sim::new(&plan).run().summary).unwrap()
+    );
+}
