@@ -366,3 +366,18 @@ def test_export_starts_and_stops_flows_on_their_schedules():
     lines = export_tcl(_resolved(s)).splitlines()
     stops = [line.split()[2] for line in lines if line.startswith("$ns at") and "stop" in line]
     assert stops == ["30", "20", "20"]  # flow 0 runs to the end
+
+
+@needs_ns
+def test_a_seed_beyond_ns2s_range_is_folded_into_it(tmp_path):
+    """Sweeps draw 64-bit seeds; ns-2's default RNG takes 1 … 2^31 − 2 and fails on more
+    (`reproduce --engine ns2` stopped at A1's first seeds). The export folds the seed."""
+    s = scenario({"tcp": tcp_group()}, duration="5s", warmup="1s")
+    for seed in (1, 2**31 - 2, 2**31 - 1, 8376608672642635484, 2**64 - 1):
+        s["seed"] = seed
+        line = next(x for x in export_tcl(s).splitlines() if x.startswith("$defaultRNG seed"))
+        k = int(line.split()[-1])
+        assert 1 <= k <= 2**31 - 2 and (k == seed or seed > 2**31 - 2)
+    s["seed"] = 8376608672642635484
+    r = run_ns2(s, workdir=str(tmp_path))
+    assert r["flows"][0]["delivered_packets"] > 0

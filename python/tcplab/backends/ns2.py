@@ -614,7 +614,7 @@ def _tcl(plan: _Plan, progress_steps: int = 0) -> str:
     w("global defaultRNG")
     if plan.seed > 0:
         w("# ns-2's default RNG draws each TCP agent's clock phase (boot_time_).")
-        w(f"$defaultRNG seed {plan.seed}")
+        w(f"$defaultRNG seed {_ns2_seed(plan.seed)}")
     w(f"set tcplab_out [open {COUNTERS_FILE} w]")
     w(f"set tcp_ids {{{' '.join(map(str, tcp_ids))}}}")
     w(f"set udp_ids {{{' '.join(map(str, udp_ids))}}}")
@@ -850,6 +850,16 @@ def _link_tcl(link: _Link, a: str, b: str) -> list[str]:
     lines.append(f"tcplab_link {a} {b} {_tcl_num(link.rate_bps)} {_tcl_num(link.delay_s)} "
                  f"{link.ns2_limit}" + ("" if link.queue == "droptail" else f" {link.ns2_queue}"))
     return lines
+
+
+#: ns-2's default RNG (MRG32k3a) takes seeds 1 … 2^31 − 2 (`$defaultRNG seed` fails above).
+_NS2_SEED_MAX = 2**31 - 2
+
+
+def _ns2_seed(seed: int) -> int:
+    """A scenario seed (any u64 > 0) as a seed ns-2's default RNG accepts: itself
+    when it fits, else folded into 1 … 2^31 − 2."""
+    return seed if seed <= _NS2_SEED_MAX else seed % _NS2_SEED_MAX + 1
 
 
 def _errors_seed(seed: int, link_index: int) -> int:
