@@ -4,10 +4,10 @@ Only input a user types, which the engine never sees as such: command-line
 options (`tcplab plot --start/--end/--interval`), sweep axes and overrides
 (`sweep/spec.py`, `sweep/keys.py` normalize numbers with units), rates a
 reproduction writes into its own overrides (`reproduce/alpha_beta/runs.bps`), the
-`[linux]` table's own durations (no simulator reads them), and the ns-2
-export (`backends/ns2.py`), which still reads parts of the resolved scenario
-that the Plan carries too. Everything else reads the engine's Plan in SI
-numbers and nanoseconds (`tcplab.plan`).
+`[linux]` table's own durations (no simulator reads them). Everything else
+reads the engine's Plan in SI numbers and nanoseconds (`tcplab.plan`). The
+suffixes and their scales are the engine's (`_core.unit_tables`,
+`crates/engine/src/time.rs`): no second table of them here.
 """
 
 from __future__ import annotations
@@ -19,15 +19,33 @@ from tcplab.errors import UserError
 
 _NUM = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-zµ/]*)\s*$")
 
-_DURATION = {"": 1.0, "s": 1.0, "sec": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9, "min": 60.0, "h": 3600.0}
-_RATE = {"": 1.0, "bps": 1.0, "b/s": 1.0, "kbps": 1e3, "Kbps": 1e3, "kb/s": 1e3, "Kb/s": 1e3,
-         "Mbps": 1e6, "mbps": 1e6, "Mb/s": 1e6, "Gbps": 1e9, "gbps": 1e9, "Gb/s": 1e9}
-_BYTES = {"": 1.0, "B": 1.0, "KB": 1e3, "kB": 1e3, "MB": 1e6, "GB": 1e9, "KiB": 1024.0,
-          "MiB": 1024.0**2}
-_FREQ = {"": 1.0, "Hz": 1.0, "hz": 1.0, "kHz": 1e3, "khz": 1e3, "mHz": 1e-3}
+def _tables() -> dict[str, dict[str, float]]:
+    """The engine's unit suffixes and scales (`_core.unit_tables`, the one table of
+    them), durations in seconds."""
+    global _TABLES
+    if _TABLES is None:
+        from tcplab.scenario import _core
+
+        t = dict(_core().unit_tables())
+        _TABLES = {
+            "duration": {u: k / 1e9 for u, k in t["duration"]},
+            "rate": dict(t["rate"]),
+            "frequency": dict(t["frequency"]),
+            "bytes": dict(t["bytes"]),
+        }
+    return _TABLES
 
 
-def _parse(value, table: dict, what: str, example: str, path: str) -> float:
+_TABLES: dict | None = None
+
+
+def unit_table(kind: str) -> dict[str, float]:
+    """Suffix → scale to SI for `kind`: "duration" (s), "rate" (bit/s), "frequency" (Hz), "bytes"."""
+    return _tables()[kind]
+
+
+def _parse(value, kind: str, what: str, example: str, path: str) -> float:
+    table = unit_table(kind)
     if isinstance(value, bool):
         raise UserError(f"{path}: expected {what} such as {example}, got {value!r}")
     if isinstance(value, (int, float)):
@@ -56,19 +74,19 @@ def _short(value) -> str:
 
 def parse_duration(value, path: str = "duration") -> float:
     """Seconds from "5ms", "1.5s", "2min" or a number of seconds."""
-    return _parse(value, _DURATION, "a duration", '"5ms"', path)
+    return _parse(value, "duration", "a duration", '"5ms"', path)
 
 
 def parse_rate(value, path: str = "rate") -> float:
     """Bit/s from "1.5Mbps", "500kbps" or a number of bit/s."""
-    return _parse(value, _RATE, "a rate", '"1.5Mbps"', path)
+    return _parse(value, "rate", "a rate", '"1.5Mbps"', path)
 
 
 def parse_freq(value, path: str = "freq") -> float:
     """Hertz from "0.4Hz" or a number of hertz."""
-    return _parse(value, _FREQ, "a frequency", '"0.4Hz"', path)
+    return _parse(value, "frequency", "a frequency", '"0.4Hz"', path)
 
 
 def parse_bytes(value, path: str = "bytes") -> int:
     """Bytes from "125KB" (10³), "64KiB" (2¹⁰), "1MB" or a number of bytes."""
-    return round(_parse(value, _BYTES, "an amount of data", '"125KB"', path))
+    return round(_parse(value, "bytes", "an amount of data", '"125KB"', path))

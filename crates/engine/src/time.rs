@@ -65,18 +65,64 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
     Some((value, s[end..].trim()))
 }
 
+/// The unit suffixes of durations and their scale in nanoseconds ("" is
+/// seconds). The one table of them: Python reads it (`_core.unit_tables`).
+pub const DURATION_UNITS: &[(&str, f64)] = &[
+    ("", 1e9),
+    ("s", 1e9),
+    ("sec", 1e9),
+    ("ms", 1e6),
+    ("us", 1e3),
+    ("µs", 1e3),
+    ("ns", 1.0),
+    ("min", 60e9),
+    ("h", 3600e9),
+];
+/// Rates: scale in bit/s.
+pub const RATE_UNITS: &[(&str, f64)] = &[
+    ("", 1.0),
+    ("bps", 1.0),
+    ("b/s", 1.0),
+    ("kbps", 1e3),
+    ("Kbps", 1e3),
+    ("kb/s", 1e3),
+    ("Kb/s", 1e3),
+    ("Mbps", 1e6),
+    ("mbps", 1e6),
+    ("Mb/s", 1e6),
+    ("Gbps", 1e9),
+    ("gbps", 1e9),
+    ("Gb/s", 1e9),
+];
+/// Frequencies: scale in Hz.
+pub const FREQ_UNITS: &[(&str, f64)] = &[
+    ("", 1.0),
+    ("Hz", 1.0),
+    ("hz", 1.0),
+    ("kHz", 1e3),
+    ("khz", 1e3),
+    ("mHz", 1e-3),
+];
+/// Amounts of data: scale in bytes.
+pub const BYTES_UNITS: &[(&str, f64)] = &[
+    ("", 1.0),
+    ("B", 1.0),
+    ("KB", 1e3),
+    ("kB", 1e3),
+    ("MB", 1e6),
+    ("GB", 1e9),
+    ("KiB", 1024.0),
+    ("MiB", 1024.0 * 1024.0),
+];
+
+fn scale_of(table: &[(&str, f64)], unit: &str) -> Option<f64> {
+    table.iter().find(|(u, _)| *u == unit).map(|&(_, k)| k)
+}
+
 /// Parse a duration: "5ms", "1.5s", "100us", "250ns", "2min", "1h", or plain seconds.
 pub fn parse_duration(s: &str) -> Result<SimTime, String> {
     let (v, unit) = split_number(s).ok_or_else(|| duration_expected(s))?;
-    let scale = match unit {
-        "" | "s" | "sec" => 1e9,
-        "ms" => 1e6,
-        "us" | "µs" => 1e3,
-        "ns" => 1.0,
-        "min" => 60e9,
-        "h" => 3600e9,
-        _ => return Err(duration_expected(s)),
-    };
+    let scale = scale_of(DURATION_UNITS, unit).ok_or_else(|| duration_expected(s))?;
     if !v.is_finite() || v < 0.0 {
         return Err(format!("expected a non-negative duration, got {s:?}"));
     }
@@ -99,13 +145,7 @@ pub fn parse_rate(s: &str) -> Result<f64, String> {
         format!("expected a rate such as \"1.5Mbps\", \"500kbps\" or a number of bit/s, got {s:?}")
     };
     let (v, unit) = split_number(s).ok_or_else(expected)?;
-    let scale = match unit {
-        "" | "bps" | "b/s" => 1.0,
-        "kbps" | "Kbps" | "kb/s" | "Kb/s" => 1e3,
-        "Mbps" | "mbps" | "Mb/s" => 1e6,
-        "Gbps" | "gbps" | "Gb/s" => 1e9,
-        _ => return Err(expected()),
-    };
+    let scale = scale_of(RATE_UNITS, unit).ok_or_else(expected)?;
     if !v.is_finite() || v < 0.0 {
         return Err(format!("expected a non-negative rate, got {s:?}"));
     }
@@ -123,12 +163,7 @@ pub fn parse_freq(s: &str) -> Result<f64, String> {
     let expected =
         || format!("expected a frequency such as \"0.4Hz\" or a number of hertz, got {s:?}");
     let (v, unit) = split_number(s).ok_or_else(expected)?;
-    let scale = match unit {
-        "" | "Hz" | "hz" => 1.0,
-        "kHz" | "khz" => 1e3,
-        "mHz" => 1e-3,
-        _ => return Err(expected()),
-    };
+    let scale = scale_of(FREQ_UNITS, unit).ok_or_else(expected)?;
     if !v.is_finite() || v < 0.0 {
         return Err(format!("expected a non-negative frequency, got {s:?}"));
     }
@@ -251,15 +286,7 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
         format!("expected an amount of data such as \"125KB\", \"64KiB\" or a number of bytes, got {s:?}")
     };
     let (v, unit) = split_number(s).ok_or_else(expected)?;
-    let scale = match unit {
-        "" | "B" => 1.0,
-        "KB" | "kB" => 1e3,
-        "MB" => 1e6,
-        "GB" => 1e9,
-        "KiB" => 1024.0,
-        "MiB" => 1024.0 * 1024.0,
-        _ => return Err(expected()),
-    };
+    let scale = scale_of(BYTES_UNITS, unit).ok_or_else(expected)?;
     if !v.is_finite() || v < 0.0 {
         return Err(format!("expected a non-negative amount of data, got {s:?}"));
     }

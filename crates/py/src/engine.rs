@@ -361,6 +361,20 @@ fn reference_bps(py: Python<'_>, scenario_json: &str) -> PyResult<f64> {
     Ok(plan_of(py, scenario_json)?.reference_bps)
 }
 
+/// The engine's unit suffixes and their scales, the one table of them:
+/// {"duration": [(suffix, ns)], "rate": [(suffix, bit/s)], "frequency":
+/// [(suffix, Hz)], "bytes": [(suffix, bytes)]} ("" is the plain number).
+#[pyfunction]
+fn unit_tables() -> Vec<(&'static str, Vec<(&'static str, f64)>)> {
+    use tcplab_engine::time::{BYTES_UNITS, DURATION_UNITS, FREQ_UNITS, RATE_UNITS};
+    vec![
+        ("duration", DURATION_UNITS.to_vec()),
+        ("rate", RATE_UNITS.to_vec()),
+        ("frequency", FREQ_UNITS.to_vec()),
+        ("bytes", BYTES_UNITS.to_vec()),
+    ]
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resolve_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
@@ -371,5 +385,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(flow_times, m)?)?;
     m.add_function(wrap_pyfunction!(plan, m)?)?;
     m.add_function(wrap_pyfunction!(rates_bps, m)?)?;
+    m.add_function(wrap_pyfunction!(unit_tables, m)?)?;
     Ok(())
 }

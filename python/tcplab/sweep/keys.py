@@ -23,8 +23,8 @@ import hashlib
 import json
 from decimal import Decimal, InvalidOperation
 
-from tcplab.units import _NUM
-from tcplab.sweep.spec import UNIT_TABLES
+from tcplab.sweep.spec import UNIT_KINDS
+from tcplab.units import _NUM, unit_table
 
 LABELS = ("name", "description")
 
@@ -40,7 +40,8 @@ def _unit_value(text: str):
     m = _NUM.match(text)
     if not m or not m.group(2):
         return None
-    for _, table in UNIT_TABLES:
+    for kind in UNIT_KINDS:
+        table = unit_table(kind)
         if m.group(2) in table:
             try:
                 return _number(Decimal(m.group(1)) * Decimal(str(table[m.group(2)])))

@@ -36,12 +36,12 @@ from typing import Any
 
 from tcplab.errors import UserError
 from tcplab.rng import _splitmix64
-from tcplab.units import _DURATION, _FREQ, _NUM, _RATE
+from tcplab.units import _NUM, unit_table
 
 ENGINES = ("packet", "fluid", "ns2", "predict", "linux")
 SPEC_KEYS = {"values", "range", "step", "linear", "log", "n", "zip"}
 TOP_KEYS = {"name", "description", "engine", "scenario", "metric", "replications", "batch", "set", "axes"}
-UNIT_TABLES = (("duration", _DURATION), ("rate", _RATE), ("frequency", _FREQ))
+UNIT_KINDS = ("duration", "rate", "frequency")
 #: values of one axis, and points of a whole sweep (axes × replications): beyond
 #: these the plan alone (a resolved scenario per point) would not fit in memory
 MAX_AXIS = 1_000_000
@@ -123,7 +123,8 @@ def split_unit(value, where: str) -> tuple[float, str, str | None, Decimal]:
     elif isinstance(value, str):
         m = _NUM.match(value)
         if m and m.group(2):
-            for kind, table in UNIT_TABLES:
+            for kind in UNIT_KINDS:
+                table = unit_table(kind)
                 if m.group(2) in table:
                     scale = Decimal(str(table[m.group(2)]))
                     out = float(Decimal(m.group(1)) * scale), m.group(2), kind, scale
