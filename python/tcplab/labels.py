@@ -81,3 +81,11 @@ def label(key: str) -> str:
         words = [w for w in words if w != group.replace("_", " ")]
         return f"{' '.join(words)} ({group})"
     return " ".join(words)
+
+
+def rate_text(bps: float) -> str:
+    """A rate for people to read: "10.000 Mb/s", "500.000 kb/s", "12 b/s"."""
+    for scale, unit in ((1e9, "Gb/s"), (1e6, "Mb/s"), (1e3, "kb/s")):
+        if bps >= scale:
+            return f"{bps / scale:.3f} {unit}"
+    return f"{bps:.0f} b/s"

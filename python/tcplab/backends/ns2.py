@@ -419,15 +419,12 @@ class _Plan:
 
 def _engine_plan(scenario: dict) -> dict:
     """The engine's Plan of `scenario` (its errors as Ns2Error: exit 2, key named)."""
-    import json
-
-    from tcplab.scenario import _core
+    from tcplab.plan import Plan
 
     try:
-        p = _core().plan(json.dumps(scenario))
-    except ValueError as exc:
-        raise Ns2Error(str(exc)) from None
-    return json.loads(p) if isinstance(p, str) else p
+        return Plan(scenario).engine
+    except UserError as exc:
+        raise Ns2Error(str(exc).removeprefix("scenario: ")) from None
 
 
 def _plan(scenario: dict) -> _Plan:

@@ -56,10 +56,9 @@ def _dur(ns: int) -> str:
 
 
 def _rate(bps: float) -> str:
-    for unit, k in (("Gb/s", 1e9), ("Mb/s", 1e6), ("kb/s", 1e3)):
-        if bps >= k:
-            return f"{bps / k:.6g} {unit}"
-    return f"{bps:.6g} b/s"
+    from tcplab.labels import rate_text
+
+    return rate_text(bps)
 
 
 def _queue(q: dict) -> str:

@@ -9,6 +9,7 @@ from rich.table import Table
 
 from tcplab.api import ENGINES, TRACE_SERIES, run
 from tcplab.console import stdout_console
+from tcplab.labels import rate_text as _rate
 from tcplab.progress import watching
 
 
@@ -49,13 +50,6 @@ def main(args) -> int:
             Console(stderr=True).print(f"[dim]wrote {args.out}/summary.json, flows.csv, links.csv"
                                        + (", traces/" if res.traces else "") + "[/dim]")
     return 0
-
-
-def _rate(bps: float) -> str:
-    for scale, unit in ((1e9, "Gb/s"), (1e6, "Mb/s"), (1e3, "kb/s")):
-        if bps >= scale:
-            return f"{bps / scale:.3f} {unit}"
-    return f"{bps:.0f} b/s"
 
 
 def show(res, console: Console | None = None) -> None:
