@@ -54,8 +54,12 @@ pub struct Packet {
 pub const ECT: u8 = 1;
 /// Congestion experienced: a queue marked the packet.
 pub const CE: u8 = 2;
-/// ECN-echo on an ack: the data it acknowledges was marked.
+/// ECN-echo on an ack: the data it acknowledges was marked. On data packet
+/// 0 without ECT, the sender's offer of ECN (ns-2's one-way negotiation).
 pub const ECE: u8 = 4;
+/// Congestion window reduced, on data: the sender has reacted, so the
+/// receiver may stop echoing (RFC 3168 §6.1.2; ns-2 `cong_action`).
+pub const CWR: u8 = 8;
 
 impl Packet {
     pub fn new(kind: Kind, flow: u32, seq: u32, size_bytes: u32) -> Self {

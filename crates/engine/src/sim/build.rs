@@ -160,6 +160,7 @@ impl Sim {
                             p.delack_interval_ns,
                             p.syn,
                             t.payload_bytes,
+                            p.ecn && p.cc != crate::tcp::cc::Cc::Dctcp,
                         ),
                     }
                 }

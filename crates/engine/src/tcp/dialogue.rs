@@ -77,10 +77,11 @@ impl Dialogue {
         self
     }
 
-    /// Every packet sent since the last check carries ECT.
+    /// The ECN bits of the packets sent since the last check, in order.
     #[track_caller]
-    pub fn all_ect(&mut self) -> &mut Self {
-        assert!(self.out.iter().all(|p| p.ecn == crate::net::packet::ECT));
+    pub fn ecn_bits(&mut self, bits: &[u8]) -> &mut Self {
+        let got: Vec<u8> = self.out.iter().map(|p| p.ecn).collect();
+        assert_eq!(got, bits, "ECN bits of {:?}", self.seqs());
         self
     }
 

@@ -10,7 +10,7 @@ use super::recovery::{cumulative_ack, Action, Actions, Recovery};
 use super::rtt::RttEstimator;
 pub use super::state::CwndAction;
 use super::state::TcpState;
-use crate::net::packet::{Kind, Packet, SackBlock, ECE, ECT};
+use crate::net::packet::{Kind, Packet, SackBlock, CWR, ECE, ECT};
 use crate::scenario::{TcpParams, Variant};
 use crate::time::SimTime;
 
@@ -52,9 +52,15 @@ pub struct TcpSender {
     hooks: bool,
     /// The ack being processed echoes a congestion mark (ECN flows only).
     ece: bool,
-    /// Classic ECN (RFC 3168 §6.1.2): no second reduction until an ack
-    /// covers this packet.
-    ecn_end: i64,
+    /// Classic ECN: an ack has echoed the offer of packet 0, so acks that
+    /// echo a mark no longer open the window (ns-2 `ect_`).
+    ect: bool,
+    /// Classic ECN: the window was reduced; the next packet out says so
+    /// (CWR, RFC 3168 §6.1.2; ns-2 `cong_action_`).
+    cwr_pending: bool,
+    /// Classic ECN: a mark was echoed at a window of one packet or less;
+    /// another such mark backs the timer off (ns-2 `ecn_backoff_`).
+    ecn_backoff: bool,
     pub rtt: RttEstimator,
     /// The sender has been started and not stopped.
     pub active: bool,
@@ -89,7 +95,9 @@ impl TcpSender {
             pace_entry: SimTime::MAX,
             hooks,
             ece: false,
-            ecn_end: 0,
+            ect: false,
+            cwr_pending: false,
+            ecn_backoff: false,
             rtt: RttEstimator::new(
                 p.tick_ns,
                 p.initial_rto_ns,
@@ -215,7 +223,9 @@ impl TcpSender {
             _ => self.p.packet_size,
         };
         let mut pkt = Packet::new(Kind::Data, self.flow, seqno as u32, size);
-        if self.p.ecn {
+        if self.st.ecn {
+            self.classic_ecn_bits(&mut pkt);
+        } else if self.p.ecn {
             pkt.ecn = ECT;
         }
         let force_timer = self.st.highest_ack == self.st.maxseq;
@@ -239,6 +249,20 @@ impl TcpSender {
         out.push(pkt);
         if self.rto_deadline.is_none() || force_timer {
             self.set_rtx_timer(now);
+        }
+    }
+
+    /// Classic ECN's bits on a data packet, as ns-2's `output()` sets them:
+    /// packet 0 offers ECN (ECE, not ECT: RFC 3168 §6.1.1 keeps the SYN
+    /// unmarkable), every other packet is ECT, and the first packet after a
+    /// reduction — a retransmission too (ns-2's `SetCWRonRetransmit_`) —
+    /// carries CWR.
+    #[cold]
+    fn classic_ecn_bits(&mut self, pkt: &mut Packet) {
+        pkt.ecn = if pkt.seq == 0 { ECE } else { ECT };
+        if self.cwr_pending {
+            pkt.ecn |= CWR;
+            self.cwr_pending = false;
         }
     }
 
@@ -361,7 +385,11 @@ impl TcpSender {
     fn newack_timing(&mut self, ack: i64, now: SimTime) -> Option<f64> {
         let mut sample = None;
         if self.rtt.active && ack >= self.rtt.timed_seq {
-            self.rtt.reset_backoff();
+            // (not while marks keep a one-packet window backed off)
+            if !(self.ecn_backoff && self.ect && self.ece) {
+                self.rtt.reset_backoff();
+                self.ecn_backoff = false;
+            }
             self.rtt.active = false;
             let tao = crate::time::secs(now - self.rtt.timed_at);
             self.rtt.update(now, tao);
@@ -379,9 +407,10 @@ impl TcpSender {
                 let sample = self.newack_timing(ack, now);
                 if self.hooks {
                     self.ack_hooks(ack, acked, grow, sample, now);
-                } else if grow && !self.ece {
+                } else if grow && !(self.ece && self.ect) {
                     // (an ack echoing a mark does not open the window: ns-2's
-                    // recv_newack_helper skips opencwnd() on ECN-Echo)
+                    // recv_newack_helper skips opencwnd() on ECN-Echo once
+                    // the offer was echoed)
                     match &mut self.cc {
                         // TCP(α, β) in ns-2 grows per ack whatever it says
                         Controller::Aimd(a) => a.open(),
@@ -401,11 +430,26 @@ impl TcpSender {
                         self.cc.on_syn_acked();
                     }
                 }
+                if self.ect && !self.ece {
+                    self.ecn_backoff = false;
+                }
+                if self.ece && !self.ect {
+                    self.ect = true;
+                }
             }
             Action::EnterRecovery { window, to_one } => {
                 self.counters.fast_retransmits += 1;
                 // recovery has just recorded the dupack as the last window change
                 self.cc.on_congestion_event(window, to_one, false);
+                self.cwr_pending = self.st.ecn;
+            }
+            Action::RepairAfterEcn { to_one } => {
+                self.counters.fast_retransmits += 1;
+                if to_one {
+                    let w = self.st.windowd(self.cc.cwnd());
+                    self.cc.on_rto(w, false, false);
+                    self.cwr_pending = true;
+                }
             }
             Action::ExitRecovery => {}
             Action::ResetTimer { mild } => self.reset_rtx_timer(now, mild, false),
@@ -465,10 +509,16 @@ impl TcpSender {
         if self.st.highest_ack == -1 {
             self.cc.on_first_packet_lost();
         }
+        self.cwr_pending = self.st.ecn;
         let w = self.st.windowd(self.cc.cwnd());
         if nothing_outstanding {
             let after = self.st.last_cwnd_action == CwndAction::Timeout;
             self.cc.on_rto(w, false, after);
+        } else if self.st.ecn && self.st.last_cwnd_action == CwndAction::Ecn {
+            // in the window an echoed mark reduced: restart from one packet,
+            // ssthresh kept (ns-2's timeout() "if we are in recovery from a
+            // recent ECN, don't cut down ssthresh_"; not counted in nrexmit_)
+            self.cc.on_rto(w, false, false);
         } else {
             self.counters.timeouts += 1;
             self.st.last_cwnd_action = CwndAction::Timeout;
@@ -509,15 +559,27 @@ impl TcpSender {
 
     /// An ack for `ack` echoed a congestion mark (RFC 3168 §6.1.2): halve
     /// the window as for a loss, without retransmitting, before the ack
-    /// releases anything (ns-2's `ecn()` runs first in `recv`); at most once
-    /// per window of data (an ack beyond what was sent at the last
-    /// reduction), and not in loss recovery (that reduction already counts).
+    /// releases anything (ns-2's `ecn()` runs first in `recv`, for duplicate
+    /// acks too); at most once per window of data: only an ack beyond the
+    /// last reduction's window (`recover`, which losses move too), or the
+    /// first after a timeout. The next packet out carries CWR.
     #[cold]
     fn ecn_echo(&mut self, ack: i64) {
-        let st = &self.st;
-        if ack > st.highest_ack && ack >= self.ecn_end && st.highest_ack >= st.recover {
+        let st = &mut self.st;
+        if ack > st.recover || st.last_cwnd_action == CwndAction::Timeout {
+            st.recover = st.maxseq;
+            st.last_cwnd_action = CwndAction::Ecn;
+            if self.cc.cwnd() <= 1.0 {
+                // a window of one marked again: back off as for a timeout
+                if self.ecn_backoff {
+                    self.rtt.back_off();
+                }
+                self.ecn_backoff = true;
+            } else {
+                self.ecn_backoff = false;
+            }
             self.cc.on_ecn(st.windowd(self.cc.cwnd()));
-            self.ecn_end = st.maxseq + 1;
+            self.cwr_pending = true;
         }
     }
 
@@ -569,17 +631,38 @@ mod tests {
     /// nothing; data packets carry ECT.
     #[test]
     fn an_ecn_echo_halves_the_window_once_per_window_without_a_retransmission() {
+        use crate::net::packet::{CWR, ECE, ECT};
         let mut p = params(Variant::Reno, 10, 40);
         p.ecn = true;
         let mut d = Dialogue::with(p);
-        d.sent(&(0..10).collect::<Vec<_>>()).all_ect();
-        d.ack(100, 0).sent(&[10, 11]).window(11.0, 40);
-        // ns-2's TCP(1, ½) halves: ssthresh = cwnd = 11/2 (windowd: the window in use)
+        // packet 0 offers ECN (ECE, not ECT: RFC 3168 §6.1.1); the rest are ECT
+        d.ecn_bits(&[ECE, ECT, ECT, ECT, ECT, ECT, ECT, ECT, ECT, ECT])
+            .sent(&(0..10).collect::<Vec<_>>());
+        // the receiver answers the offer: no reduction (nothing beyond `recover`
+        // = 0 is acked), slow start goes on
+        d.ack_ece(100, 0).sent(&[10, 11]).window(11.0, 40);
+        // a mark echoed: ns-2's TCP(1, ½) halves the window in use, 11 → 5.5,
+        // ssthresh 5; the window (5 from packet 2) releases nothing
         d.ack_ece(110, 1).window(5.5, 5).sent(&[]);
-        // more echoes for data sent before the reduction: no second cut
+        // the receiver echoes until it sees CWR: for data sent before the
+        // reduction no second cut, and echoing acks do not open the window
         d.ack_ece(120, 2).sent(&[]);
-        d.ack_ece(130, 3).sent(&[]);
-        assert!(d.s.cwnd() >= 5.5 && d.s.cwnd() < 6.0, "{}", d.s.cwnd());
+        d.ack_ece(130, 3).window(5.5, 5).sent(&[]);
+        // an ack without the echo opens it: 5.5 + 1/5.5; 4 + 5 < 12, nothing out
+        d.ack(140, 4).sent(&[]);
+        // 5.68 + 1/5.68 = 5.86: 7 + 5 = 12 goes, and says the window was reduced
+        let w = 5.5 + 1.0 / 5.5;
+        let w = w + 1.0 / w;
+        d.ack(150, 7)
+            .ecn_bits(&[ECT | CWR])
+            .sent(&[12])
+            .window(w, 5);
+        // an echo beyond the reduction's window (11) cuts again: 5.86 → 2.93,
+        // and the first of the packets 12 + 2 releases says so
+        d.ack_ece(160, 12)
+            .window(w / 2.0, 2)
+            .ecn_bits(&[ECT | CWR, ECT])
+            .sent(&[13, 14]);
         // without ECN the same acks do nothing special
         let mut d = Dialogue::start(Variant::Reno, 10, 40);
         d.sent(&(0..10).collect::<Vec<_>>());

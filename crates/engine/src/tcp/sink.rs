@@ -6,7 +6,7 @@
 //! block holds the packet just received, then the most recently reported
 //! other blocks, at most three.
 
-use crate::net::packet::{Kind, Packet, SackBlock, CE, ECE, MAX_SACK_BLOCKS};
+use crate::net::packet::{Kind, Packet, SackBlock, CE, CWR, ECE, ECT, MAX_SACK_BLOCKS};
 use crate::time::SimTime;
 
 pub struct TcpSink {
@@ -24,6 +24,16 @@ pub struct TcpSink {
     pub delack_deadline: Option<SimTime>,
     /// A packet marked CE arrived since the last ack: echo it (ECE).
     ce_pending: bool,
+    /// Classic ECN (RFC 3168 §6.1.3): echo every ack from a mark until a
+    /// packet with CWR arrives (ns-2 `ecn_unacked`); otherwise (DCTCP, RFC
+    /// 8257 §3.2) echo exactly the marks of the data an ack covers.
+    classic_ecn: bool,
+    ecn_unacked: bool,
+    /// Since the last ack: a packet with CWR, an ECN-capable packet, and the
+    /// sender's offer (ECE without ECT on packet 0) arrived.
+    cwr_seen: bool,
+    ect_seen: bool,
+    offer_seen: bool,
     /// Packet 0 is a header-only SYN that carries no data.
     syn: bool,
     payload_bytes: u32,
@@ -54,6 +64,7 @@ impl TcpSink {
         delack_interval_ns: SimTime,
         syn: bool,
         payload_bytes: u32,
+        classic_ecn: bool,
     ) -> Self {
         TcpSink {
             flow,
@@ -65,6 +76,11 @@ impl TcpSink {
             delack_interval_ns,
             delack_deadline: None,
             ce_pending: false,
+            classic_ecn,
+            ecn_unacked: false,
+            cwr_seen: false,
+            ect_seen: false,
+            offer_seen: false,
             syn,
             payload_bytes,
             delivered_packets: 0,
@@ -117,8 +133,11 @@ impl TcpSink {
     /// A data packet arrives; returns the ack to send now, if any.
     pub fn on_data(&mut self, pkt: &Packet, now: SimTime) -> Option<Packet> {
         let seq = pkt.seq;
-        if pkt.ecn & CE != 0 {
-            self.ce_pending = true;
+        if pkt.ecn != 0 {
+            self.ce_pending |= pkt.ecn & CE != 0;
+            self.cwr_seen |= pkt.ecn & CWR != 0;
+            self.ect_seen |= pkt.ecn & ECT != 0;
+            self.offer_seen |= pkt.ecn & (ECT | ECE) == ECE;
         }
         let in_order = seq == self.next_expected;
         let had_holes = !self.ooo.is_empty();
@@ -163,6 +182,27 @@ impl TcpSink {
         }
     }
 
+    /// RFC 3168 §6.1.3 as ns-2's `TcpSink::ack()` does it for the data
+    /// since the last ack (one packet, or two with delayed acks): a CWR ends
+    /// the echo, then a mark starts it; an ack of ECN-capable data carries
+    /// it, and the ack of the sender's offer answers it.
+    #[cold]
+    fn classic_echo(&mut self, a: &mut Packet) {
+        if self.cwr_seen {
+            self.ecn_unacked = false;
+        }
+        if self.ce_pending {
+            self.ecn_unacked = true;
+        }
+        if (self.ect_seen && self.ecn_unacked) || self.offer_seen {
+            a.ecn = ECE;
+        }
+        self.ce_pending = false;
+        self.cwr_seen = false;
+        self.ect_seen = false;
+        self.offer_seen = false;
+    }
+
     fn deliver(&mut self, new_next: u32) {
         let mut n = (new_next - self.next_expected) as u64;
         if self.syn && self.next_expected == 0 {
@@ -201,9 +241,11 @@ impl TcpSink {
 
     fn ack(&mut self) -> Packet {
         let mut a = Packet::new(Kind::Ack, self.flow, self.next_expected, 40);
-        if self.ce_pending {
-            // RFC 3168 §6.1.3 / RFC 8257 §3.2: the ack echoes the mark of the
-            // data it acknowledges (each ack, not until CWR: DCTCP counts them)
+        if self.classic_ecn {
+            self.classic_echo(&mut a);
+        } else if self.ce_pending {
+            // RFC 8257 §3.2: the ack echoes the mark of the data it
+            // acknowledges (each ack, not until CWR: DCTCP counts them)
             a.ecn = ECE;
             self.ce_pending = false;
         }
@@ -232,7 +274,7 @@ mod tests {
 
     #[test]
     fn acks_every_packet_with_the_next_expected() {
-        let mut s = TcpSink::new(0, false, false, 0, true, 960);
+        let mut s = TcpSink::new(0, false, false, 0, true, 960, false);
         assert_eq!(s.on_data(&data(0), 0).unwrap().seq, 1);
         assert_eq!(s.on_data(&data(1), 0).unwrap().seq, 2);
         // packet 2 lost: 3 and 4 produce duplicate acks for 2
@@ -246,7 +288,7 @@ mod tests {
 
     #[test]
     fn sack_blocks_most_recent_first() {
-        let mut s = TcpSink::new(0, true, false, 0, false, 960);
+        let mut s = TcpSink::new(0, true, false, 0, false, 960, false);
         s.on_data(&data(0), 0);
         s.on_data(&data(2), 0);
         s.on_data(&data(3), 0);
@@ -277,7 +319,7 @@ mod tests {
         // 300 acks with blocks sent before the sender reads any (more than
         // the ring's first 64 slots): each keeps its own blocks; acks never
         // read (dropped on the way) do not block the ring.
-        let mut s = TcpSink::new(0, true, false, 0, false, 960);
+        let mut s = TcpSink::new(0, true, false, 0, false, 960, false);
         s.on_data(&data(0), 0);
         let acks: Vec<Packet> = (0..300)
             .map(|k| s.on_data(&data(2 + 2 * k), 0).unwrap())
@@ -301,7 +343,7 @@ mod tests {
     #[test]
     fn acks_grow_by_eight_bytes_per_sack_block() {
         // ns-2's Sacker: size += 8 per block (two 4-byte words)
-        let mut s = TcpSink::new(0, true, false, 0, false, 960);
+        let mut s = TcpSink::new(0, true, false, 0, false, 960, false);
         assert_eq!(s.on_data(&data(0), 0).unwrap().size_bytes, 40);
         assert_eq!(s.on_data(&data(2), 0).unwrap().size_bytes, 48);
         assert_eq!(s.on_data(&data(4), 0).unwrap().size_bytes, 56);
@@ -311,19 +353,49 @@ mod tests {
             64,
             "three blocks at most"
         );
-        let mut plain = TcpSink::new(0, false, false, 0, false, 960);
+        let mut plain = TcpSink::new(0, false, false, 0, false, 960, false);
         plain.on_data(&data(0), 0);
         assert_eq!(plain.on_data(&data(2), 0).unwrap().size_bytes, 40);
     }
 
     #[test]
     fn delayed_ack_every_second_packet_or_timer() {
-        let mut s = TcpSink::new(0, false, true, 100, false, 960);
+        let mut s = TcpSink::new(0, false, true, 100, false, 960, false);
         assert!(s.on_data(&data(0), 0).is_none());
         assert_eq!(s.on_data(&data(1), 10).unwrap().seq, 2);
         assert!(s.on_data(&data(2), 20).is_none());
         assert_eq!(s.on_delack_timer(120).unwrap().seq, 3);
         // out of order: immediate
         assert_eq!(s.on_data(&data(5), 130).unwrap().seq, 3);
+    }
+
+    fn with(seq: u32, ecn: u8) -> Packet {
+        let mut p = data(seq);
+        p.ecn = ecn;
+        p
+    }
+
+    #[test]
+    fn classic_ecn_echoes_from_the_mark_until_cwr() {
+        // RFC 3168 §6.1.3: "the receiver [...] sets the ECN-Echo flag in every
+        // subsequent ACK packet until it receives a CWR packet"
+        let mut s = TcpSink::new(0, false, false, 0, false, 960, true);
+        let echo = |s: &mut TcpSink, p: Packet| s.on_data(&p, 0).unwrap().ecn & ECE != 0;
+        assert!(
+            echo(&mut s, with(0, ECE)),
+            "the offer on packet 0 is answered"
+        );
+        assert!(!echo(&mut s, with(1, ECT)));
+        assert!(echo(&mut s, with(2, ECT | CE)));
+        assert!(echo(&mut s, with(3, ECT)), "unmarked, still echoed");
+        assert!(echo(&mut s, with(4, ECT)));
+        assert!(!echo(&mut s, with(5, ECT | CWR)), "the sender has reacted");
+        assert!(!echo(&mut s, with(6, ECT)));
+        // a CWR and a new mark on one packet: the mark wins (ns-2 clears, then sets)
+        assert!(echo(&mut s, with(7, ECT | CWR | CE)));
+        // DCTCP echoes each mark once (RFC 8257 §3.2)
+        let mut d = TcpSink::new(0, false, false, 0, false, 960, false);
+        assert!(echo(&mut d, with(0, ECT | CE)));
+        assert!(!echo(&mut d, with(1, ECT)));
     }
 }

@@ -12,6 +12,8 @@ pub enum CwndAction {
     Timeout,
     Dupack,
     Exited,
+    /// An echoed congestion mark halved the window (ns-2 `CWND_ACTION_ECN`).
+    Ecn,
 }
 
 pub struct TcpState {
@@ -41,6 +43,9 @@ pub struct TcpState {
     pub limited_transmit: bool,
     /// ns-2 `bugFix_`: no second fast retransmit for one window of data.
     pub bug_fix: bool,
+    /// Classic ECN (ns-2 `ecn_`, RFC 3168): a loss soon after an echoed mark
+    /// is repaired without a second reduction.
+    pub ecn: bool,
 }
 
 impl TcpState {
@@ -60,6 +65,7 @@ impl TcpState {
             dupack_threshold: p.dupack_threshold,
             limited_transmit: p.limited_transmit,
             bug_fix: p.bug_fix,
+            ecn: p.ecn && p.cc != crate::tcp::cc::Cc::Dctcp,
         }
     }
 

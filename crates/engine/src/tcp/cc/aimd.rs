@@ -113,7 +113,9 @@ impl Aimd {
         if self.ssthresh < 2 {
             self.ssthresh = 2;
         }
-        if self.cwnd < 1.0 {
+        // ns-2's slowdown() does not round a halved window up: an echoed
+        // mark at cwnd ≤ 1 leaves less than one packet (the timer sends next)
+        if self.cwnd < 1.0 && how != Reduction::Multiplicative {
             self.cwnd = 1.0;
         }
         self.first_decrease = false;

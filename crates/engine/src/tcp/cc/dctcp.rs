@@ -106,10 +106,14 @@ mod tests {
     #[test]
     fn alpha_follows_the_marked_fraction_and_cuts_the_window_by_half_of_it() {
         let mut d = dctcp();
-        d.sent(&(0..10).collect::<Vec<_>>()).all_ect();
+        d.ecn_bits(&[crate::net::packet::ECT; 10])
+            .sent(&(0..10).collect::<Vec<_>>());
         // the first ack ends the first observation window (nothing marked):
         // α = 1·(1 − g) + g·0; Reno grows 10 → 11 (ns-2 profile: per ack)
-        d.ack(100, 0).sent(&[10, 11]).window(11.0, 40).all_ect();
+        d.ack(100, 0)
+            .ecn_bits(&[crate::net::packet::ECT; 2])
+            .sent(&[10, 11])
+            .window(11.0, 40);
         assert!((alpha(&d) - (1.0 - G)).abs() < 1e-12);
         // a marked ack: cwnd = 11·(1 − α/2), ssthresh the same, nothing resent
         let a = alpha(&d);

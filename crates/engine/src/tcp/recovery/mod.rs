@@ -48,6 +48,10 @@ pub enum Action {
     SendMuch { maxburst: u32 },
     /// Limited transmit: one new packet on an early duplicate ack.
     SendOne,
+    /// A fast retransmit in the window an echoed mark has already reduced
+    /// (ECN): no second reduction; `to_one`: Tahoe restarts from one packet
+    /// and keeps ssthresh (ns-2 `slowdown(CLOSE_CWND_ONE)`).
+    RepairAfterEcn { to_one: bool },
 }
 
 /// The actions of one ack: at most five, kept inline (no allocation, and
@@ -146,6 +150,35 @@ impl Recovery {
             Recovery::Reno | Recovery::NewReno(_) => reno::timeout_prelude(st),
             Recovery::Sack(x) => x.timeout_prelude(st),
         }
+    }
+}
+
+/// What the duplicate ack that reaches the threshold does (the test every
+/// ns-2 variant's `dupack_action()` opens with).
+pub(crate) enum FastRetransmit {
+    /// A loss in a new window: retransmit and reduce.
+    Reduce,
+    /// A loss in the window an echoed mark reduced (ECN): retransmit only.
+    AfterEcn,
+    /// A window that was already reduced (ns-2 `bugFix_`): nothing.
+    No,
+}
+
+/// ns-2's test: a new window (`highest_ack > recover`), no `bugFix_` (and no
+/// ECN), a variant that allows re-entry (`allow`), or the first packet lost
+/// reduces; after a mark's reduction in this window (ECN) the loss is only
+/// repaired; otherwise `bugFix_` holds it back.
+#[inline]
+pub(crate) fn fast_retransmit(st: &TcpState, allow: bool) -> FastRetransmit {
+    let recovered = st.highest_ack > st.recover;
+    if recovered || (!st.bug_fix && !st.ecn) || allow || st.highest_ack == 0 {
+        FastRetransmit::Reduce
+    } else if st.ecn && st.last_cwnd_action == CwndAction::Ecn {
+        FastRetransmit::AfterEcn
+    } else if !st.bug_fix {
+        FastRetransmit::Reduce
+    } else {
+        FastRetransmit::No
     }
 }
 

@@ -18,7 +18,7 @@
 //! ssthresh is taken from the window in use rather than FlightSize. Several
 //! losses in one window usually end in a timeout.
 
-use super::{begin_recovery, new_ack, Action, Actions};
+use super::{begin_recovery, fast_retransmit, new_ack, Action, Actions, FastRetransmit};
 use crate::tcp::state::{CwndAction, TcpState};
 
 #[inline]
@@ -49,14 +49,22 @@ pub fn on_ack(st: &mut TcpState, ack: i64, cwnd: f64, acts: &mut Actions) {
 
 /// Enter fast retransmit / fast recovery unless this window already had one
 /// (ns-2 `bugFix_`). `allow` lets Reno re-enter while still in recovery.
+/// After an echoed congestion mark halved this window (ECN), a loss in it is
+/// retransmitted with the window's inflation but no second reduction (ns-2's
+/// `dupack_action()`, RFC 3168 §6.1.2: "the TCP source [...] should not
+/// decrease the slow-start threshold [...] again" within the same window).
 pub fn dupack_action(st: &mut TcpState, cwnd: f64, acts: &mut Actions, allow: bool) {
-    let recovered = st.highest_ack > st.recover;
-    if recovered || !st.bug_fix || allow || st.highest_ack == 0 {
-        begin_recovery(st, cwnd, acts, false);
-        acts.push(Action::ResetTimer { mild: true });
-        acts.push(Action::Retransmit(st.last_ack + 1));
-        st.dupwnd = st.dupack_threshold as i64;
+    match fast_retransmit(st, allow) {
+        FastRetransmit::Reduce => begin_recovery(st, cwnd, acts, false),
+        FastRetransmit::AfterEcn => {
+            st.last_cwnd_action = CwndAction::Dupack;
+            acts.push(Action::RepairAfterEcn { to_one: false });
+        }
+        FastRetransmit::No => return,
     }
+    acts.push(Action::ResetTimer { mild: true });
+    acts.push(Action::Retransmit(st.last_ack + 1));
+    st.dupwnd = st.dupack_threshold as i64;
 }
 
 /// Reno's and NewReno's part of a timeout (ns-2 `RenoTcpAgent::timeout()`).

@@ -6,7 +6,7 @@
 //! first the holes below the highest SACKed packet, then new data — and
 //! ends when an ack covers everything sent before it began (`recover`).
 
-use super::{new_ack, Action, Actions};
+use super::{fast_retransmit, new_ack, Action, Actions, FastRetransmit};
 use crate::net::packet::SackBlock;
 use crate::tcp::state::{CwndAction, TcpState};
 use std::collections::VecDeque;
@@ -240,11 +240,14 @@ impl State {
     }
 
     fn dupack_action(&mut self, st: &mut TcpState, cwnd: f64, acts: &mut Actions) {
-        let recovered = st.highest_ack > st.recover;
-        if !(recovered || !st.bug_fix || st.highest_ack == 0) {
-            return;
+        let reduce = match fast_retransmit(st, false) {
+            FastRetransmit::Reduce => true,
+            FastRetransmit::AfterEcn => false,
+            FastRetransmit::No => return,
+        };
+        if reduce {
+            st.recover = st.maxseq;
         }
-        st.recover = st.maxseq;
         acts.push(Action::ResetTimer { mild: true });
         self.pipe = st.maxseq - st.highest_ack - st.dupack_threshold as i64;
         self.fastrecov = true;
@@ -258,9 +261,13 @@ impl State {
         }
         self.scb.mark_retran(st.highest_ack + 1);
         st.last_cwnd_action = CwndAction::Dupack;
-        acts.push(Action::EnterRecovery {
-            window: st.windowd(cwnd),
-            to_one: false,
+        acts.push(if reduce {
+            Action::EnterRecovery {
+                window: st.windowd(cwnd),
+                to_one: false,
+            }
+        } else {
+            Action::RepairAfterEcn { to_one: false }
         });
         acts.push(Action::Retransmit(st.last_ack + 1));
     }

@@ -15,8 +15,8 @@
 //! retransmission (highest ack ≤ `recover`) trigger nothing (RFC 6582 §3.2's
 //! "recover" check, which ns-2 applies to Tahoe too).
 
-use super::{begin_recovery, new_ack, Action, Actions};
-use crate::tcp::state::TcpState;
+use super::{begin_recovery, fast_retransmit, new_ack, Action, Actions, FastRetransmit};
+use crate::tcp::state::{CwndAction, TcpState};
 
 #[inline]
 pub fn on_ack(st: &mut TcpState, ack: i64, cwnd: f64, acts: &mut Actions) {
@@ -36,11 +36,17 @@ pub fn on_ack(st: &mut TcpState, ack: i64, cwnd: f64, acts: &mut Actions) {
 }
 
 fn dupack_action(st: &mut TcpState, cwnd: f64, acts: &mut Actions) {
-    let recovered = st.highest_ack > st.recover;
-    if recovered || !st.bug_fix || st.highest_ack == 0 {
-        begin_recovery(st, cwnd, acts, true);
-        acts.push(Action::ResetTimer { mild: false });
+    match fast_retransmit(st, false) {
+        FastRetransmit::Reduce => begin_recovery(st, cwnd, acts, true),
+        FastRetransmit::AfterEcn => {
+            // the mark already set ssthresh for this window: restart from
+            // one packet and keep it (ns-2 `slowdown(CLOSE_CWND_ONE)`)
+            st.last_cwnd_action = CwndAction::Dupack;
+            acts.push(Action::RepairAfterEcn { to_one: true });
+        }
+        FastRetransmit::No => return,
     }
+    acts.push(Action::ResetTimer { mild: false });
 }
 
 #[cfg(test)]
