@@ -110,9 +110,10 @@ def test_export_refuses_what_ns2_cannot_express():
     s = scenario({"tcp": tcp_group(variant="cubic")})
     with pytest.raises(Ns2Error, match="flows.tcp.variant"):
         export_tcl(s)
-    s = scenario({"tcp": tcp_group(ecn=True)})
-    with pytest.raises(Ns2Error, match="flows.tcp.ecn"):
-        export_tcl(s)
+    # classic ECN is exported (the agents' ecn_, RED's setbit_); DCTCP is not
+    assert " ecn_ 1" in export_tcl(scenario({"tcp": tcp_group(ecn=True)}))
+    with pytest.raises(Ns2CannotRun, match="flows.tcp.cc: .*'dctcp'"):
+        export_tcl(scenario({"tcp": tcp_group(cc="dctcp")}))
     # the cc key: Reno is what ns-2's agents run; CUBIC and Linux's defaults they cannot
     assert "Agent/TCP/Reno" in export_tcl(scenario({"tcp": tcp_group(cc="reno")}))
     with pytest.raises(Ns2CannotRun, match="flows.tcp.cc: .*'cubic'"):

@@ -13,6 +13,7 @@ the order of simultaneous events. Tolerances:
 * Tahoe on the satellite path: one flow, allow 1%.
 """
 
+import numpy as np
 import pytest
 
 import tcplab
@@ -247,3 +248,57 @@ def test_small_droptail_buffers_lose_as_many_packets_as_in_ns2(n):
     assert d1 == pytest.approx(d2, rel=0.03), (d1, d2)
     g1, g2 = pkt.metrics["normalized_goodput"], ns2.metrics["normalized_goodput"]
     assert g1 == pytest.approx(g2, rel=0.01), (g1, g2)
+
+
+#: Three staggered Reno-family flows with ECN over a RED step marker (paper-free:
+#: K = 6 packets, a 9-packet buffer at 2 Mb/s, so marks and overflows both happen)
+ECN_STEP = {
+    "duration": "30s", "warmup": "1s", "seed": 1,
+    "topology": {
+        "bottleneck": {"rate": "2Mbps", "delay": "20ms", "buffer": 9, "queue": "red",
+                       "red": {"min_thresh": 6, "max_thresh": 6, "weight": 1.0, "gentle": False,
+                               "ecn": True}},
+        "access": {"rate": "100Mbps", "delay": "2ms", "buffer": 1000},
+        "sink_access": {"rate": "100Mbps", "delay": "2ms", "buffer": 1000},
+    },
+    "flows": {"tcp": {"kind": "tcp", "count": 3, "start_jitter": "2s", "ecn": True, "tick_seed": 1}},
+    "trace": {"series": ["cwnd"]},
+}
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("variant", ["tahoe", "reno", "newreno", "sack"])
+def test_classic_ecn_runs_event_for_event_as_ns2(variant, profile):
+    """Issue 18 (ECN as ns-2's `setbit_`/`ecn_`): with a deterministic marker (RED with
+    equal thresholds and weight 1 marks every arrival to a queue of 6 or more) the runs
+    are ns-2's event for event: every cwnd change of every flow at the same instant, the
+    same drops, retransmissions and timeouts. Before the receiver kept echoing a mark
+    until the sender's CWR (RFC 3168 §6.1.3, ns-2's `ecn_unacked`), the first reduction
+    already parted the runs (ns-2's window stayed put one RTT longer); before a loss in
+    a window a mark had reduced was repaired without a second cut (each ns-2 variant's
+    `dupack_action()`), and before an echoed mark could take cwnd below one packet, the
+    Tahoe and NewReno runs parted later. The flows start apart: with simultaneous starts
+    their packets tie at the bottleneck and the runs part with or without ECN."""
+    import copy
+
+    sc = copy.deepcopy(ECN_STEP)
+    sc["flows"]["tcp"].update(variant=variant, profile=profile)
+    pkt, ns2 = both(sc)
+    cols = ["delivered_packets", "retransmissions", "timeouts"]
+    assert pkt.flows[cols].values.tolist() == ns2.flows[cols].values.tolist()
+    assert pkt.metrics["bottleneck_drops"] == ns2.metrics["bottleneck_drops"] > 0
+    assert pkt.flows["retransmissions"].sum() > 0
+    for f in range(3):
+        a, b = _flow_cwnd_changes(pkt, f), _flow_cwnd_changes(ns2, f)
+        assert len(a) == len(b), (f, len(a), len(b))
+        # (the first row is each trace's opening value: ns-2's at 0, tcplab's at the start)
+        assert np.abs(a[1:, 0] - b[1:, 0]).max() < 2e-5 and np.abs(a[1:, 1] - b[1:, 1]).max() < 2e-3, f
+
+
+def _flow_cwnd_changes(res, flow):
+    """Flow `flow`'s (t, cwnd) at each change, cwnd at ns-2's printed precision."""
+    c = res.traces["tcp"] if "tcp" in res.traces else res.traces["cwnd"]
+    c = c[c["flow"] == flow]
+    w = c["cwnd"].round(3)
+    keep = (w.diff() != 0) | (c["ssthresh"].diff() != 0)
+    return np.column_stack([c.loc[keep, "t"].to_numpy(float), w[keep].to_numpy(float)])

@@ -82,11 +82,10 @@ TCP_CLASSES = {  # variant -> (sender class, sink class, delayed-ack sink class)
 TRACE_SERIES = ("cwnd", "inflight", "seq", "queue", "drops", "rtt")
 
 #: Queue/RED variables pinned to ns-2 2.35's defaults (ns-default.tcl) that
-#: the packet engine's RED assumes: not adaptive, not cautious, drop (never
-#: mark) the arriving packet, and ns-2's default use_mark_p_ (an average above
-#: maxthresh drops through the early-drop path with probability 1).
-_RED_PINNED = (("setbit_", "false"), ("use_mark_p_", "true"), ("mark_p_", "0.1"),
-               ("adaptive_", "0"), ("cautious_", "0"), ("feng_adaptive_", "0"),
+#: the packet engine's RED assumes: not adaptive, not cautious, the arriving
+#: packet is the one dropped or marked, and ns-2's default use_mark_p_ (an
+#: average above maxthresh drops through the early-drop path with probability 1).
+_RED_PINNED = (("adaptive_", "0"), ("cautious_", "0"), ("feng_adaptive_", "0"),
                ("drop_tail_", "true"), ("drop_front_", "false"), ("drop_rand_", "false"),
                ("ns1_compat_", "false"), ("doubleq_", "false"), ("summarystats_", "false"))
 
@@ -143,13 +142,6 @@ def _refuse_link_queue(link: dict) -> str | None:
     return None
 
 
-def _refuse_ecn_marking(link: dict) -> str | None:
-    if link["queue"].get("ecn"):
-        return ("red.ecn: marking is not exported to ns-2 yet (its RED would need setbit_ and "
-                "the agents ecn_); run it on the packet engine")
-    return None
-
-
 def _refuse_zero_buffer(link: dict) -> str | None:
     if link["buffer_pkts"] < 1:
         return ("buffer: a zero buffer has no ns-2 equivalent (ns-2 DropTail with queue-limit 1 "
@@ -191,9 +183,6 @@ def _refuse_tcp(tcp: dict) -> str | None:
     if tcp["profile"] == "linux":
         return ("profile: \"linux\" grows the window per acked segment (RFC 3465) and reduces it "
                 "as Linux does, which ns-2's agents do not; run it on the packet or linux engine")
-    if tcp["ecn"]:
-        return ("ecn: ECN is not exported to ns-2 yet (the agents' ecn_ and RED's setbit_); "
-                "run it on the packet engine")
     if tcp["variant"] not in TCP_CLASSES:
         return f"variant: {tcp['variant']!r} has no ns-2 agent here (it knows {', '.join(TCP_CLASSES)})"
     return None
@@ -240,7 +229,7 @@ class _Refusals:
             if link["direction"] != "forward":
                 continue
             _known(link, "link", self.link_key(link))
-            for why in (_refuse_link_queue(link), _refuse_ecn_marking(link), _refuse_zero_buffer(link),
+            for why in (_refuse_link_queue(link), _refuse_zero_buffer(link),
                         _refuse_errors(link),
                         _refuse_outages(link, link["id"] in monitored, p["end_ns"])):
                 if why:
@@ -332,6 +321,12 @@ def _red_vars(q: dict) -> tuple[tuple[str, str], ...]:
         ("wait_", flag(q["wait"])),
         ("gentle_", flag(q["gentle"])),
         ("mean_pktsize_", str(int(q["mean_packet_size"]))),
+        # red.ecn marks an ECN-capable packet at every early drop of it (RFC 3168
+        # §5): ns-2's setbit_, with mark_p_ above any probability (with its
+        # default 0.1 ns-2 drops instead once the probability reaches 0.1)
+        ("setbit_", flag(q["ecn"])),
+        ("use_mark_p_", "true"),
+        ("mark_p_", "2" if q["ecn"] else "0.1"),
     ) + _RED_PINNED
 
 
@@ -931,7 +926,7 @@ def _tcp_params(tcp: dict) -> list[tuple[str, str]]:
         # (both true since 2001/5/17); 2.35 alone would keep it true without syn_
         ("delay_growth_", flag("syn")),
         ("bugFix_", flag("bug_fix")),
-    ]
+    ] + ([("ecn_", "1")] if tcp["ecn"] else [])
 
 
 def _queue_traced_per_packet(plan: _Plan) -> bool:
@@ -1166,9 +1161,11 @@ def _parse(plan: _Plan, text: str, wd: Path) -> dict:
 
             def data_packets(b: int) -> int:
                 # The sink counts wire bytes in order: the header-only SYN,
-                # then full-size data packets.
-                if syn and b > 0:
-                    b -= header
+                # then full-size data packets; without a SYN, packet 0 is the
+                # bare payload (output() adds the header in the else branch of
+                # its packet-0 test), so it lacks `header` bytes.
+                if b > 0:
+                    b += -header if syn else header
                 return b // size
 
             delivered = data_packets(sink_bytes[-1]) - data_packets(sink_bytes[warm_index])
@@ -1184,8 +1181,10 @@ def _parse(plan: _Plan, text: str, wd: Path) -> dict:
                 "retransmissions": window(rexmit_pkts),
                 "timeouts": window(timeouts),
                 # ncwndcuts1_ counts window cuts with data outstanding: one per
-                # fast retransmit and one per timeout (nrexmit_).
-                "fast_retransmits": window(cuts) - window(timeouts),
+                # fast retransmit and one per timeout (nrexmit_); with ECN also
+                # one per echoed mark, and a fast retransmit after one cuts
+                # nothing (Reno) or once (Tahoe): no count can be told apart
+                "fast_retransmits": None if f.tcp["ecn"] else window(cuts) - window(timeouts),
             })
         else:
             npkts, nbytes, _lost = series("U", str(f.id))
