@@ -108,7 +108,8 @@ _PLAN_FIELDS = {
     "tcp": {"cc", "profile", "variant", "alpha", "beta", "window", "max_cwnd", "initial_cwnd",
             "initial_ssthresh", "initial_rto_ns", "min_rto_ns", "max_rto_ns", "tick_ns", "tick_seed",
             "dupack_threshold", "limited_transmit", "bug_fix", "syn", "header_size", "packet_size",
-            "delayed_ack", "delack_interval_ns", "payload_bytes", "boot_time_s", "ecn"},
+            "delayed_ack", "delack_interval_ns", "syn_immediate_ack", "payload_bytes", "boot_time_s",
+            "ecn"},
     "app": {"rate_bps", "send_buffer_pkts", "when_full", "read_bytes", "interval_ns"},
     "udp": {"shape", "mean_bps", "send_jitter_ns"},
     "trace": {"series", "interval_ns"},
@@ -624,6 +625,8 @@ def _tcl(plan: _Plan, progress_steps: int = 0) -> str:
             sink = [f"packetSize_ {int(tcp['header_size'])}"]
             if tcp["delayed_ack"]:
                 sink.append(f"interval_ {_tcl_num(tcp['delack_interval_ns'] / 1e9)}")
+                # packet 0's ack at once or delayed: the profile's (2.35: true)
+                sink.append(f"SYN_immediate_ack_ {'true' if tcp['syn_immediate_ack'] else 'false'}")
             w(f"set sink_params({label}) {{{' '.join(sink)}}}")
         elif g.trace_driven:
             size = g.packet_size

@@ -209,6 +209,7 @@ impl FlowGroup {
                 .delack_interval
                 .map(|x| x.0)
                 .unwrap_or(d.delack_interval_ns),
+            syn_immediate_ack: d.syn_immediate_ack,
             // DCTCP is ECN by definition (RFC 8257 §3)
             ecn: self
                 .ecn

@@ -842,6 +842,9 @@ pub struct TcpParams {
     pub delayed_ack: bool,
     /// Delayed-ack timer, ns.
     pub delack_interval_ns: SimTime,
+    /// With delayed acks, packet 0 is acked at once (the profile's; ns-2's
+    /// `SYN_immediate_ack_`).
+    pub syn_immediate_ack: bool,
     /// ECN-capable transport (RFC 3168).
     pub ecn: bool,
 }

@@ -12,7 +12,7 @@ use crate::record::Recorder;
 use crate::rng::{stream, Rng};
 use crate::scenario::{
     outage_schedule, Direction, ErrorModelKind, FlowKind, FlowPlan, LinkPlan, LinkSpec, Plan,
-    QueuePlan, RateShape, Scenario, Selection, Variant,
+    QueuePlan, RateShape, Scenario, Selection,
 };
 use crate::sched::{Event, Scheduler};
 use crate::tcp::sender::TcpSender;
@@ -153,15 +153,7 @@ impl Sim {
                     let p = t.params;
                     Agent::Tcp {
                         snd: Box::new(TcpSender::new(id, p, t.boot_time_s)),
-                        sink: TcpSink::new(
-                            id,
-                            p.variant == Variant::Sack,
-                            p.delayed_ack,
-                            p.delack_interval_ns,
-                            p.syn,
-                            t.payload_bytes,
-                            p.ecn && p.cc != crate::tcp::cc::Cc::Dctcp,
-                        ),
+                        sink: TcpSink::new(id, &p, t.payload_bytes),
                     }
                 }
                 (None, Some(_)) => Agent::Udp {

@@ -32,6 +32,7 @@ pub fn params(variant: Variant, initial_cwnd: u32, initial_ssthresh: u32) -> Tcp
         packet_size: 1000,
         delayed_ack: false,
         delack_interval_ns: 100_000_000,
+        syn_immediate_ack: true,
         ecn: false,
     }
 }

@@ -25,6 +25,7 @@
 //! | `minrto_`       | none (0) | 0.2 s | added 2001/5 at 1 s; 0.2 s on 2004/10/14 |
 //! | `rtxcur_init_`  | 6 s   | 3 s  | 2006/01/21 |
 //! | `maxrto_`       | 64 s  | 60 s | 2007/03/28 |
+//! | DelAck sink's `SYN_immediate_ack_` | false | true | 2010/02 |
 //!
 //! Defaults that changed after 2000 but are not modelled, so both engines keep
 //! ns-2 2.35's behaviour under either profile (the ns-2 export does not write
@@ -33,9 +34,9 @@
 //! `timerfix_` (added 2001/05/11 as true; the old order re-armed the timer
 //! before the RTT update), `rfc2988_` (true since 2002/03/07; with no minimum
 //! RTO both of its branches give RTO·backoff, so it matters only where a
-//! scenario sets `min_rto`), `useHeaders_` (2001/11/28; tcplab's `packet_size`
-//! is always on the wire, so the reading of a paper's packet size decides),
-//! and the sink's `SYN_immediate_ack_` (2010/02; only with delayed acks).
+//! scenario sets `min_rto`), and `useHeaders_` (2001/11/28; tcplab's
+//! `packet_size` is always on the wire, so the reading of a paper's packet
+//! size decides).
 
 use crate::scenario::defaults as d;
 use crate::scenario::Variant;
@@ -75,6 +76,7 @@ pub struct TcpDefaults {
     pub max_rto_ns: SimTime,
     pub delayed_ack: bool,
     pub delack_interval_ns: SimTime,
+    pub syn_immediate_ack: bool,
     pub header_size: u32,
 }
 
@@ -97,12 +99,20 @@ impl Profile {
                 min_rto_ns: d::MIN_RTO_NS,             // minrto_ 0.2
                 initial_rto_ns: d::INITIAL_RTO_NS,     // rtxcur_init_ 3.0
                 max_rto_ns: d::MAX_RTO_NS,             // maxrto_ 60
+                // Agent/TCPSink/DelAck's SYN_immediate_ack_ true: test-suite-tcp.tcl
+                // and its siblings restore false with "The default was changed to
+                // true 2010/02"; it acks packet 0 at once (DelAckSink::recv)
+                syn_immediate_ack: true,
             },
             Profile::Ns2v2001 => TcpDefaults {
                 variant: d::VARIANT,
                 delayed_ack: d::DELAYED_ACK,
                 delack_interval_ns: d::DELACK_INTERVAL_NS,
                 header_size: d::HEADER_SIZE,
+                // test-suite-tcp.tcl: "Agent/TCPSink set SYN_immediate_ack_ false /
+                // The default was changed to true 2010/02": a delayed-ack sink
+                // delays packet 0's ack too
+                syn_immediate_ack: false,
                 // ns-default.tcl: "windowInit_ 2 ; default changed on 2001/5/26";
                 // CHANGES.html (floyd, 2001/5/27) and test-suite-tcp.tcl
                 // ("windowInit_ 1 / The default is being changed to 2").
@@ -158,6 +168,9 @@ impl Profile {
                 // modelled.
                 delayed_ack: true,
                 delack_interval_ns: 40 * MS,
+                // (the handshake's ack is immediate in Linux; the engine's
+                // linux profile has not changed this yet)
+                syn_immediate_ack: false,
                 // net.ipv4.tcp_timestamps 1: every segment carries the
                 // 12-byte timestamp option (10 bytes and 2 NOPs), so a
                 // 1000-byte packet holds 948 bytes of payload

@@ -7,6 +7,8 @@
 //! other blocks, at most three.
 
 use crate::net::packet::{Kind, Packet, SackBlock, CE, CWR, ECE, ECT, MAX_SACK_BLOCKS};
+use crate::scenario::{TcpParams, Variant};
+use crate::tcp::cc::Cc;
 use crate::time::SimTime;
 
 pub struct TcpSink {
@@ -19,6 +21,9 @@ pub struct TcpSink {
     recent: Vec<SackBlock>,
     pub sack: bool,
     pub delayed_ack: bool,
+    /// With delayed acks, packet 0 is acked at once (ns-2's DelAck
+    /// `SYN_immediate_ack_`, true since 2010/02).
+    syn_immediate_ack: bool,
     pub delack_interval_ns: SimTime,
     /// A delayed ack is owed; the timer is due then.
     pub delack_deadline: Option<SimTime>,
@@ -57,35 +62,30 @@ struct SentSack {
 }
 
 impl TcpSink {
-    pub fn new(
-        flow: u32,
-        sack: bool,
-        delayed_ack: bool,
-        delack_interval_ns: SimTime,
-        syn: bool,
-        payload_bytes: u32,
-        classic_ecn: bool,
-    ) -> Self {
+    /// The receiver of flow `flow` with its group's parameters `p`; a full
+    /// packet carries `payload_bytes` of data.
+    pub fn new(flow: u32, p: &TcpParams, payload_bytes: u32) -> Self {
         TcpSink {
             flow,
             next_expected: 0,
             ooo: Vec::new(),
             recent: Vec::new(),
-            sack,
-            delayed_ack,
-            delack_interval_ns,
+            sack: p.variant == Variant::Sack,
+            delayed_ack: p.delayed_ack,
+            syn_immediate_ack: p.syn_immediate_ack,
+            delack_interval_ns: p.delack_interval_ns,
             delack_deadline: None,
             ce_pending: false,
-            classic_ecn,
+            classic_ecn: p.ecn && p.cc != Cc::Dctcp,
             ecn_unacked: false,
             cwr_seen: false,
             ect_seen: false,
             offer_seen: false,
-            syn,
+            syn: p.syn,
             payload_bytes,
             delivered_packets: 0,
             delivered_bytes: 0,
-            sent: if sack {
+            sent: if p.variant == Variant::Sack {
                 vec![SentSack::default(); 64]
             } else {
                 Vec::new()
@@ -159,7 +159,7 @@ impl TcpSink {
                 self.recent.insert(0, block);
             }
         }
-        if self.delayed_ack && in_order && !had_holes {
+        if self.delayed_ack && in_order && !had_holes && !(self.syn_immediate_ack && seq == 0) {
             if self.delack_deadline.is_some() {
                 self.delack_deadline = None;
                 return Some(self.ack());
@@ -272,9 +272,18 @@ mod tests {
         Packet::new(Kind::Data, 0, seq, 1000)
     }
 
+    /// A receiver with SACK or not, delayed acks every `interval` ns or not,
+    /// packet 0 a SYN or not, and classic ECN or not (ns-2 2.35's profile).
+    fn sink(sack: bool, delack: bool, interval: SimTime, syn: bool, classic_ecn: bool) -> TcpSink {
+        let mut p =
+            crate::tcp::dialogue::params(if sack { Variant::Sack } else { Variant::Reno }, 2, 40);
+        (p.delayed_ack, p.delack_interval_ns, p.syn, p.ecn) = (delack, interval, syn, classic_ecn);
+        TcpSink::new(0, &p, 960)
+    }
+
     #[test]
     fn acks_every_packet_with_the_next_expected() {
-        let mut s = TcpSink::new(0, false, false, 0, true, 960, false);
+        let mut s = sink(false, false, 0, true, false);
         assert_eq!(s.on_data(&data(0), 0).unwrap().seq, 1);
         assert_eq!(s.on_data(&data(1), 0).unwrap().seq, 2);
         // packet 2 lost: 3 and 4 produce duplicate acks for 2
@@ -288,7 +297,7 @@ mod tests {
 
     #[test]
     fn sack_blocks_most_recent_first() {
-        let mut s = TcpSink::new(0, true, false, 0, false, 960, false);
+        let mut s = sink(true, false, 0, false, false);
         s.on_data(&data(0), 0);
         s.on_data(&data(2), 0);
         s.on_data(&data(3), 0);
@@ -319,7 +328,7 @@ mod tests {
         // 300 acks with blocks sent before the sender reads any (more than
         // the ring's first 64 slots): each keeps its own blocks; acks never
         // read (dropped on the way) do not block the ring.
-        let mut s = TcpSink::new(0, true, false, 0, false, 960, false);
+        let mut s = sink(true, false, 0, false, false);
         s.on_data(&data(0), 0);
         let acks: Vec<Packet> = (0..300)
             .map(|k| s.on_data(&data(2 + 2 * k), 0).unwrap())
@@ -343,7 +352,7 @@ mod tests {
     #[test]
     fn acks_grow_by_eight_bytes_per_sack_block() {
         // ns-2's Sacker: size += 8 per block (two 4-byte words)
-        let mut s = TcpSink::new(0, true, false, 0, false, 960, false);
+        let mut s = sink(true, false, 0, false, false);
         assert_eq!(s.on_data(&data(0), 0).unwrap().size_bytes, 40);
         assert_eq!(s.on_data(&data(2), 0).unwrap().size_bytes, 48);
         assert_eq!(s.on_data(&data(4), 0).unwrap().size_bytes, 56);
@@ -353,20 +362,27 @@ mod tests {
             64,
             "three blocks at most"
         );
-        let mut plain = TcpSink::new(0, false, false, 0, false, 960, false);
+        let mut plain = sink(false, false, 0, false, false);
         plain.on_data(&data(0), 0);
         assert_eq!(plain.on_data(&data(2), 0).unwrap().size_bytes, 40);
     }
 
     #[test]
     fn delayed_ack_every_second_packet_or_timer() {
-        let mut s = TcpSink::new(0, false, true, 100, false, 960, false);
+        let mut s = sink(false, true, 100, false, false);
+        // ns-2 2.35's DelAck sink acks packet 0 at once (SYN_immediate_ack_)
+        assert_eq!(s.on_data(&data(0), 0).unwrap().seq, 1);
+        assert!(s.on_data(&data(1), 5).is_none());
+        assert_eq!(s.on_data(&data(2), 10).unwrap().seq, 3);
+        assert!(s.on_data(&data(3), 20).is_none());
+        assert_eq!(s.on_delack_timer(120).unwrap().seq, 4);
+        // out of order: immediate
+        assert_eq!(s.on_data(&data(5), 130).unwrap().seq, 4);
+        // before 2010/02 packet 0 waited like any other
+        let mut s = sink(false, true, 100, false, false);
+        s.syn_immediate_ack = false;
         assert!(s.on_data(&data(0), 0).is_none());
         assert_eq!(s.on_data(&data(1), 10).unwrap().seq, 2);
-        assert!(s.on_data(&data(2), 20).is_none());
-        assert_eq!(s.on_delack_timer(120).unwrap().seq, 3);
-        // out of order: immediate
-        assert_eq!(s.on_data(&data(5), 130).unwrap().seq, 3);
     }
 
     fn with(seq: u32, ecn: u8) -> Packet {
@@ -379,7 +395,7 @@ mod tests {
     fn classic_ecn_echoes_from_the_mark_until_cwr() {
         // RFC 3168 §6.1.3: "the receiver [...] sets the ECN-Echo flag in every
         // subsequent ACK packet until it receives a CWR packet"
-        let mut s = TcpSink::new(0, false, false, 0, false, 960, true);
+        let mut s = sink(false, false, 0, false, true);
         let echo = |s: &mut TcpSink, p: Packet| s.on_data(&p, 0).unwrap().ecn & ECE != 0;
         assert!(
             echo(&mut s, with(0, ECE)),
@@ -394,7 +410,7 @@ mod tests {
         // a CWR and a new mark on one packet: the mark wins (ns-2 clears, then sets)
         assert!(echo(&mut s, with(7, ECT | CWR | CE)));
         // DCTCP echoes each mark once (RFC 8257 §3.2)
-        let mut d = TcpSink::new(0, false, false, 0, false, 960, false);
+        let mut d = sink(false, false, 0, false, false);
         assert!(echo(&mut d, with(0, ECT | CE)));
         assert!(!echo(&mut d, with(1, ECT)));
     }
