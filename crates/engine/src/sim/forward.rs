@@ -128,12 +128,15 @@ impl Sim {
         match &mut self.agents[f] {
             Agent::Tcp { sink, snd } => {
                 if p.dir == FORWARD {
-                    let had_delack = sink.delack_deadline.is_some();
+                    let before = sink.delack_deadline;
                     let ack = sink.on_data(&p, now);
-                    if !had_delack {
+                    if sink.delack_deadline != before {
                         if let Some(d) = sink.delack_deadline {
                             self.sched.schedule(d, Event::DelAck(p.flow));
                         }
+                    }
+                    if let Some(a) = sink.prior_ack.take() {
+                        self.forward(a, now);
                     }
                     if let Some(a) = ack {
                         self.forward(a, now);

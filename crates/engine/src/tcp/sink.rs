@@ -34,6 +34,13 @@ pub struct TcpSink {
     /// 8257 §3.2) echo exactly the marks of the data an ack covers.
     classic_ecn: bool,
     ecn_unacked: bool,
+    /// DCTCP's receiver state (RFC 8257 §3.2, `DCTCP.CE`): the CE mark of
+    /// the last data packet, echoed on every ack.
+    dctcp_ce: bool,
+    /// An ack the last data packet released before its own (DCTCP: the
+    /// delayed ack of the packets before a change of CE state); the
+    /// caller sends it first.
+    pub prior_ack: Option<Packet>,
     /// Since the last ack: a packet with CWR, an ECN-capable packet, and the
     /// sender's offer (ECE without ECT on packet 0) arrived.
     cwr_seen: bool,
@@ -78,6 +85,8 @@ impl TcpSink {
             ce_pending: false,
             classic_ecn: p.ecn && p.cc != Cc::Dctcp,
             ecn_unacked: false,
+            dctcp_ce: false,
+            prior_ack: None,
             cwr_seen: false,
             ect_seen: false,
             offer_seen: false,
@@ -133,6 +142,9 @@ impl TcpSink {
     /// A data packet arrives; returns the ack to send now, if any.
     pub fn on_data(&mut self, pkt: &Packet, now: SimTime) -> Option<Packet> {
         let seq = pkt.seq;
+        if !self.classic_ecn && (pkt.ecn & CE != 0) != self.dctcp_ce {
+            self.dctcp_state_change();
+        }
         if pkt.ecn != 0 {
             self.ce_pending |= pkt.ecn & CE != 0;
             self.cwr_seen |= pkt.ecn & CWR != 0;
@@ -169,6 +181,20 @@ impl TcpSink {
         }
         self.delack_deadline = None;
         Some(self.ack())
+    }
+
+    /// RFC 8257 §3.2: "If the CE codepoint is set and DCTCP.CE is false, set
+    /// DCTCP.CE to true and send an immediate ACK. If the CE codepoint is not
+    /// set and DCTCP.CE is true, set DCTCP.CE to false and send an immediate
+    /// ACK." As Linux (`dctcp_ece_ack_update`): a delayed ack owed for the
+    /// packets before this one goes now, echoing their state; this packet
+    /// starts the count again under the new one.
+    #[cold]
+    fn dctcp_state_change(&mut self) {
+        if self.delack_deadline.take().is_some() {
+            self.prior_ack = Some(self.ack());
+        }
+        self.dctcp_ce = !self.dctcp_ce;
     }
 
     /// The delayed-ack timer fired at `now`.
@@ -243,11 +269,10 @@ impl TcpSink {
         let mut a = Packet::new(Kind::Ack, self.flow, self.next_expected, 40);
         if self.classic_ecn {
             self.classic_echo(&mut a);
-        } else if self.ce_pending {
-            // RFC 8257 §3.2: the ack echoes the mark of the data it
-            // acknowledges (each ack, not until CWR: DCTCP counts them)
+        } else if self.dctcp_ce {
+            // RFC 8257 §3.2: every ack echoes DCTCP.CE, the state of the data
+            // it acknowledges (not until CWR: DCTCP counts the marked acks)
             a.ecn = ECE;
-            self.ce_pending = false;
         }
         if self.sack {
             let n = self.recent.len().min(MAX_SACK_BLOCKS);
@@ -413,5 +438,28 @@ mod tests {
         let mut d = sink(false, false, 0, false, false);
         assert!(echo(&mut d, with(0, ECT | CE)));
         assert!(!echo(&mut d, with(1, ECT)));
+    }
+
+    #[test]
+    fn dctcp_with_delayed_acks_acks_at_once_when_the_ce_state_changes() {
+        // RFC 8257 §3.2: a change of DCTCP.CE sends an immediate ack; as in
+        // Linux, that ack covers the packets before the change and echoes
+        // their state, and every ack echoes the current state
+        let mut d = sink(false, true, 100, false, false);
+        let ece = |a: &Packet| a.ecn & ECE != 0;
+        assert!(!ece(&d.on_data(&with(0, ECT), 0).unwrap())); // packet 0 at once
+        assert!(d.on_data(&with(1, ECT), 10).is_none()); // delayed
+        // 2 is marked: the ack owed for 1 goes now, unmarked; 2 waits
+        assert!(d.on_data(&with(2, ECT | CE), 20).is_none());
+        let prior = d.prior_ack.take().unwrap();
+        assert_eq!((prior.seq, ece(&prior)), (2, false));
+        // 3 marked too: the pair 2, 3 is acked, echoing the mark
+        let a = d.on_data(&with(3, ECT | CE), 30).unwrap();
+        assert_eq!((a.seq, ece(&a)), (4, true));
+        // 4 unmarked: nothing owed, so no early ack; the timer's ack echoes no mark
+        assert!(d.on_data(&with(4, ECT), 40).is_none());
+        assert!(d.prior_ack.is_none());
+        let a = d.on_delack_timer(140).unwrap();
+        assert_eq!((a.seq, ece(&a)), (5, false));
     }
 }
