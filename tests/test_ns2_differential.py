@@ -296,29 +296,39 @@ def test_classic_ecn_runs_event_for_event_as_ns2(variant, profile):
 
 
 def _flow_cwnd_changes(res, flow):
-    """Flow `flow`'s (t, cwnd) at each change, cwnd at ns-2's printed precision."""
+    """Flow `flow`'s (t, cwnd) at each change, cwnd at ns-2's printed precision and
+    several changes at one instant taken as the last (ns-2's table keeps only that)."""
     c = res.traces["tcp"] if "tcp" in res.traces else res.traces["cwnd"]
     c = c[c["flow"] == flow]
+    c = c[c["t"].round(5).diff(-1) != 0]
     w = c["cwnd"].round(3)
     keep = (w.diff() != 0) | (c["ssthresh"].diff() != 0)
     return np.column_stack([c.loc[keep, "t"].to_numpy(float), w[keep].to_numpy(float)])
 
 
 @pytest.mark.parametrize("profile", PROFILES)
-def test_a_delayed_ack_sink_acks_packet_0_when_ns2_does(profile):
+@pytest.mark.parametrize("variant", ["tahoe", "reno", "newreno", "sack"])
+def test_a_delayed_ack_flow_runs_event_for_event_as_ns2(variant, profile):
     """ns-2's DelAck sinks ack packet 0 at once since 2010/02 (`SYN_immediate_ack_`,
     which test-suite-tcp.tcl turns off with "The default was changed to true
     2010/02"); before, its ack waited for the delayed-ack timer like any other.
     tcplab delayed it under both profiles, so under 2.35's every delayed-ack run began
-    100 ms late (first window growth at 0.148 s against ns-2's 0.048 s here). The
-    first 40 window changes now come at ns-2's instants under either profile. (With
-    delayed acks, runs still part later: over a 2 Mb/s RED bottleneck one ack came
-    one packet time earlier in ns-2 at 1.2–1.4 s, after a go-back-N retransmission;
-    not yet explained.)"""
-    sc = {**SINGLE, "duration": "2s", "warmup": "0s",
-          "flows": {"tcp": {"kind": "tcp", "delayed_ack": True, "profile": profile, "tick_seed": 1}},
+    100 ms late (first window growth at 0.148 s against ns-2's 0.048 s). And ns-2
+    delays the ack of any packet that leaves it with `seqno == Seqno()` — also a
+    duplicate of the highest in-order packet, which go-back-N resends — where tcplab
+    acked every duplicate at once; one such ack came a packet time later than ns-2's
+    after a timeout. Now a single flow with delayed acks runs as ns-2's, event for
+    event, with losses, under both profiles. (With several flows a delayed-ack timer
+    often falls on the instant a packet arrives, and tcplab's scheduler orders that tie
+    otherwise than ns-2's: its links schedule one delivery at a time.)"""
+    sc = {**SINGLE, "duration": "60s", "warmup": "1s",
+          "flows": {"tcp": {"kind": "tcp", "variant": variant, "delayed_ack": True,
+                            "profile": profile, "tick_seed": 1}},
           "trace": {"series": ["cwnd"]}}
     pkt, ns2 = both(sc)
+    cols = ["delivered_packets", "retransmissions", "timeouts"]
+    assert pkt.flows[cols].values.tolist() == ns2.flows[cols].values.tolist()
+    assert pkt.metrics["bottleneck_drops"] == ns2.metrics["bottleneck_drops"] > 0
     a, b = _flow_cwnd_changes(pkt, 0), _flow_cwnd_changes(ns2, 0)
-    assert np.abs(a[1:41, 0] - b[1:41, 0]).max() < 2e-5, (a[1:4, 0], b[1:4, 0])
-    assert np.abs(a[1:41, 1] - b[1:41, 1]).max() < 2e-3
+    assert len(a) == len(b)
+    assert np.abs(a[1:, 0] - b[1:, 0]).max() < 2e-5 and np.abs(a[1:, 1] - b[1:, 1]).max() < 2e-3

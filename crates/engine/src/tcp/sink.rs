@@ -171,7 +171,12 @@ impl TcpSink {
                 self.recent.insert(0, block);
             }
         }
-        if self.delayed_ack && in_order && !had_holes && !(self.syn_immediate_ack && seq == 0) {
+        // ns-2's DelAckSink delays the ack of a packet that leaves it the
+        // highest in order with nothing above (`seqno == Seqno()` and not
+        // below `maxseen_`): a new in-order packet, or again the last one
+        // (a go-back-N duplicate) — any other duplicate is acked at once
+        let delayable = seq + 1 == self.next_expected && !had_holes;
+        if self.delayed_ack && delayable && !(self.syn_immediate_ack && seq == 0) {
             if self.delack_deadline.is_some() {
                 self.delack_deadline = None;
                 return Some(self.ack());
@@ -401,6 +406,10 @@ mod tests {
         assert_eq!(s.on_data(&data(2), 10).unwrap().seq, 3);
         assert!(s.on_data(&data(3), 20).is_none());
         assert_eq!(s.on_delack_timer(120).unwrap().seq, 4);
+        // a duplicate of the highest in-order packet (3) is delayed as ns-2's
+        // `seqno == Seqno()` test does; an older duplicate is acked at once
+        assert!(s.on_data(&data(3), 125).is_none());
+        assert_eq!(s.on_data(&data(1), 126).unwrap().seq, 4);
         // out of order: immediate
         assert_eq!(s.on_data(&data(5), 130).unwrap().seq, 4);
         // before 2010/02 packet 0 waited like any other
@@ -449,7 +458,7 @@ mod tests {
         let ece = |a: &Packet| a.ecn & ECE != 0;
         assert!(!ece(&d.on_data(&with(0, ECT), 0).unwrap())); // packet 0 at once
         assert!(d.on_data(&with(1, ECT), 10).is_none()); // delayed
-        // 2 is marked: the ack owed for 1 goes now, unmarked; 2 waits
+                                                         // 2 is marked: the ack owed for 1 goes now, unmarked; 2 waits
         assert!(d.on_data(&with(2, ECT | CE), 20).is_none());
         let prior = d.prior_ack.take().unwrap();
         assert_eq!((prior.seq, ece(&prior)), (2, false));
