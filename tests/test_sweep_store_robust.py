@@ -75,8 +75,39 @@ def test_two_sweeps_on_one_store_compute_each_point_once(tmp_path):
     outs = [p.communicate(timeout=300) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], outs
     assert rows(out) == 6, "every point computed once, by one of the two"
-    assert any("waiting" in err for _, err in outs), "the second sweep waited for the first"
     assert not list(out.glob(".sweep.json*.tmp"))
+
+
+def test_a_sweep_waits_for_the_store_lock_then_computes(tmp_path):
+    """The waiting path itself, without a race (two sweeps started together overlap
+    only if neither finishes before the other starts, which a loaded machine does
+    not promise): the test holds the store's lock, the sweep says it is waiting and
+    stays blocked, and computes once the lock is released."""
+    import fcntl
+    import os
+    import time
+
+    path = fluid_sweep(tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    fd = os.open(out / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    os.pwrite(fd, b"4242\n", 0)
+    cmd = [sys.executable, "-m", "tcplab.cli", "sweep", str(path), "--out", str(out), "--jobs", "1", "--no-plot"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    try:
+        said = ""  # (the console may wrap the message)
+        deadline = time.monotonic() + 120
+        while "waiting for it" not in said and time.monotonic() < deadline and p.poll() is None:
+            said = " ".join((said + " " + p.stderr.readline()).split())
+        assert "another sweep (pid 4242)" in said and "waiting for it" in said, said
+        time.sleep(0.5)
+        assert p.poll() is None and rows(out) == 0, "blocked while the lock is held"
+    finally:
+        os.close(fd)  # releases the lock
+    _, err = p.communicate(timeout=300)
+    assert p.returncode == 0, err
+    assert rows(out) == 3
 
 
 @pytest.mark.parametrize("seed", [2**63, 2**64 - 1])

@@ -135,7 +135,8 @@ impl Sim {
                             self.sched.schedule(d, Event::DelAck(p.flow));
                         }
                     }
-                    if let Some(a) = sink.prior_ack.take() {
+                    if sink.prior_ack.is_some() {
+                        let a = sink.prior_ack.take().unwrap();
                         self.forward(a, now);
                     }
                     if let Some(a) = ack {

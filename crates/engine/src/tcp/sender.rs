@@ -223,10 +223,8 @@ impl TcpSender {
             _ => self.p.packet_size,
         };
         let mut pkt = Packet::new(Kind::Data, self.flow, seqno as u32, size);
-        if self.st.ecn {
-            self.classic_ecn_bits(&mut pkt);
-        } else if self.p.ecn {
-            pkt.ecn = ECT;
+        if self.p.ecn {
+            self.ecn_bits(&mut pkt);
         }
         let force_timer = self.st.highest_ack == self.st.maxseq;
         self.counters.sent += 1;
@@ -252,13 +250,17 @@ impl TcpSender {
         }
     }
 
-    /// Classic ECN's bits on a data packet, as ns-2's `output()` sets them:
-    /// packet 0 offers ECN (ECE, not ECT: RFC 3168 §6.1.1 keeps the SYN
-    /// unmarkable), every other packet is ECT, and the first packet after a
-    /// reduction — a retransmission too (ns-2's `SetCWRonRetransmit_`) —
-    /// carries CWR.
+    /// The ECN bits on a data packet. DCTCP: every packet is ECT. Classic
+    /// ECN, as ns-2's `output()` sets them: packet 0 offers ECN (ECE, not
+    /// ECT: RFC 3168 §6.1.1 keeps the SYN unmarkable), every other packet is
+    /// ECT, and the first packet after a reduction — a retransmission too
+    /// (ns-2's `SetCWRonRetransmit_`) — carries CWR.
     #[cold]
-    fn classic_ecn_bits(&mut self, pkt: &mut Packet) {
+    fn ecn_bits(&mut self, pkt: &mut Packet) {
+        if !self.st.ecn {
+            pkt.ecn = ECT;
+            return;
+        }
         pkt.ecn = if pkt.seq == 0 { ECE } else { ECT };
         if self.cwr_pending {
             pkt.ecn |= CWR;

@@ -142,14 +142,8 @@ impl TcpSink {
     /// A data packet arrives; returns the ack to send now, if any.
     pub fn on_data(&mut self, pkt: &Packet, now: SimTime) -> Option<Packet> {
         let seq = pkt.seq;
-        if !self.classic_ecn && (pkt.ecn & CE != 0) != self.dctcp_ce {
-            self.dctcp_state_change();
-        }
-        if pkt.ecn != 0 {
-            self.ce_pending |= pkt.ecn & CE != 0;
-            self.cwr_seen |= pkt.ecn & CWR != 0;
-            self.ect_seen |= pkt.ecn & ECT != 0;
-            self.offer_seen |= pkt.ecn & (ECT | ECE) == ECE;
+        if pkt.ecn != 0 || self.dctcp_ce {
+            self.ecn_arrival(pkt);
         }
         let in_order = seq == self.next_expected;
         let had_holes = !self.ooo.is_empty();
@@ -186,6 +180,18 @@ impl TcpSink {
         }
         self.delack_deadline = None;
         Some(self.ack())
+    }
+
+    /// The ECN bits of an arriving data packet: what the next ack echoes.
+    #[cold]
+    fn ecn_arrival(&mut self, pkt: &Packet) {
+        if !self.classic_ecn && (pkt.ecn & CE != 0) != self.dctcp_ce {
+            self.dctcp_state_change();
+        }
+        self.ce_pending |= pkt.ecn & CE != 0;
+        self.cwr_seen |= pkt.ecn & CWR != 0;
+        self.ect_seen |= pkt.ecn & ECT != 0;
+        self.offer_seen |= pkt.ecn & (ECT | ECE) == ECE;
     }
 
     /// RFC 8257 §3.2: "If the CE codepoint is set and DCTCP.CE is false, set
