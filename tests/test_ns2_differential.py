@@ -319,8 +319,9 @@ def test_a_delayed_ack_flow_runs_event_for_event_as_ns2(variant, profile):
     acked every duplicate at once; one such ack came a packet time later than ns-2's
     after a timeout. Now a single flow with delayed acks runs as ns-2's, event for
     event, with losses, under both profiles. (With several flows a delayed-ack timer
-    often falls on the instant a packet arrives, and tcplab's scheduler orders that tie
-    otherwise than ns-2's: its links schedule one delivery at a time.)"""
+    often falls on the instant another flow's packet arrives; ns-2's double-precision
+    times most likely put the two a few ulps apart, where tcplab's integer nanoseconds
+    tie them: see docs/ns2.md.)"""
     sc = {**SINGLE, "duration": "60s", "warmup": "1s",
           "flows": {"tcp": {"kind": "tcp", "variant": variant, "delayed_ack": True,
                             "profile": profile, "tick_seed": 1}},
