@@ -365,3 +365,31 @@ def test_paper_d_slow_starts_per_cycle_agree_with_ns2_and_its_event_count(profil
             assert sum(per_cycle.values()) == per_cycle[{1: "single", 2: "double", 3: "triple"}[k]], (b, per_cycle)
             counts.append(k)
         assert counts[0] == counts[1], (b, counts)
+
+
+#: Paper D's path with every rate and delay a binary fraction of a second, so that
+#: ns-2's floating-point sums of times are exact (bottleneck 2^20 b/s: a 512-byte
+#: packet takes 1/256 s; access links 2^24 b/s; delays 141/512 s and 1/512 s).
+_BINARY_PATH = ["topology.bottleneck.rate=1048576", "topology.bottleneck.delay=0.275390625",
+                "topology.access.rate=16777216", "topology.access.delay=0.001953125",
+                "topology.sink_access.rate=16777216", "topology.sink_access.delay=0.001953125"]
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_paper_d_one_slot_buffer_agrees_when_ns2s_clock_is_exact(profile):
+    """Issue 19 (D2 under the era profile): with B = 1 every ack-clocked arrival reaches
+    the buffer at the instant the next waiting packet starts. tcplab decides that tie by
+    scheduling order, as ns-2's scheduler does for equal times; with the paper's decimal
+    rates and delays ns-2's two times are different floating-point sums and their
+    rounding decides instead (ns-2's B = 1 is 6% slower there). With exact binary times
+    (and the clock ticks placed alike, `tick_seed`) the two engines run the same: same
+    drops, retransmissions, timeouts, throughput. Without `_BINARY_PATH` this fails."""
+    runs = [tcplab.run("scenarios/d-tahoe-satellite.toml", engine=e,
+                       overrides=["topology.bottleneck.buffer=1", "duration=600s", f"flows.tahoe.profile={profile}",
+                                  "flows.tahoe.tick_seed=1",
+                                  *_BINARY_PATH]) for e in ("packet", "ns2")]
+    pkt, ns2 = runs
+    assert pkt.metrics["bottleneck_drops"] == ns2.metrics["bottleneck_drops"]
+    for col in ("retransmissions", "timeouts"):
+        assert pkt.flows[col].sum() == ns2.flows[col].sum(), col
+    assert pkt.metrics["normalized_throughput"] == pytest.approx(ns2.metrics["normalized_throughput"], rel=1e-9)
