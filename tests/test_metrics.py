@@ -169,54 +169,73 @@ def phases(*ps):
     return np.array(c, float), np.array(s, float)
 
 
-def test_slowstart_cycles_single_double_triple():
+def ramp(lo, hi):
+    return list(range(lo, hi + 1))
+
+
+def test_slowstart_cycles_of_a_hand_built_tahoe_trace():
+    # Paper D's cycles, written out by hand: a slow start begins at cwnd = 1; its
+    # loss occurred in slow start unless cwnd was ≥ 2 packets (2 RTTs of congestion
+    # avoidance) above ssthresh when it was detected; a cycle ends with the phase
+    # whose loss came in congestion avoidance, at W_max (60 here).
     c, s = phases(
-        ([1, 2, 4, 8], 100),        # start-up, loss in slow start (left out)
-        ([1, 2, 4, 5, 6], 4),       # reaches ssthresh 4: congestion avoidance — ends the start-up cycle
-        ([1, 2], 3),                # loss in slow start
-        ([1, 2, 3], 2),             # CA → a double slow start
-        ([1, 2, 3], 2),             # CA at once → single
-        ([1, 2], 10), ([1, 2], 10),  # two losses in slow start
-        ([1, 2, 3], 2),             # CA → triple
-        ([1, 2], 10),               # unfinished cycle (left out)
+        (ramp(1, 40), 1000),                 # start-up: slow-start loss at 40
+        (ramp(1, 20) + ramp(21, 60), 20),    # congestion avoidance to 60: the start-up cycle ends (left out)
+        # triple (Sec. 7: "gets shortly in congestion avoidance before detecting the loss")
+        (ramp(1, 24), 30),                   # loss in slow start, detected at 24 < 30
+        (ramp(1, 12) + [12.9], 12),          # reaches ssthresh 12, loss detected 0.9 above it
+        (ramp(1, 6) + ramp(7, 60), 6),       # congestion avoidance to W_max = 60
+        # double
+        (ramp(1, 24), 30),
+        (ramp(1, 12) + ramp(13, 60), 12),
+        # single: the first slow start reaches its threshold without a loss
+        (ramp(1, 30) + ramp(31, 60), 30),
+        # triple whose second loss is detected exactly at ssthresh (paper D's B = 21)
+        (ramp(1, 24), 30),
+        (ramp(1, 12), 12),
+        (ramp(1, 6) + ramp(7, 60), 6),
+        (ramp(1, 10), 30),                   # unfinished cycle: the run ends (left out)
     )
-    cycles = M.slowstart_cycles(c, s)
-    assert cycles.tolist() == [2, 1, 3]
-    assert M.slowstart_phase_counts(cycles) == {"single": 1, "double": 1, "triple": 1}
+    t = np.arange(c.size, dtype=float) * 0.01
+    cy = M.tahoe_cycles(t, c, s)
+    assert cy["slowstarts"].tolist() == [3, 2, 1, 3]
+    assert cy["w_s"].tolist() == [6, 12, 30, 6]
+    assert cy["w_e"].tolist() == [60, 60, 60, 60]
+    assert cy["w_first"].tolist()[:2] == [12, 12] and np.isnan(cy["w_first"].iloc[2]) and cy["w_first"].iloc[3] == 12
+    assert M.slowstart_cycles(c, s).tolist() == [3, 2, 1, 3]
+    assert M.slowstart_cycles(c, s, t=t).tolist() == [3, 2, 1, 3]
+    assert M.slowstart_phase_counts([3, 2, 1, 3]) == {"single": 1, "double": 1, "triple": 2}
+    # a cycle's times: its first reset, its last slow start's reset, the detection of its CA loss
+    first = 40 + 60                          # rows of the start-up and its congestion-avoidance phase
+    assert cy["t_start"].iloc[0] == pytest.approx(t[first])
+    assert cy["t_end"].iloc[0] == pytest.approx(t[first + 24 + 13])
+    assert cy["t_loss"].iloc[0] == pytest.approx(t[first + 24 + 13 + 60])
 
 
 def test_slowstart_counts_of_a_steady_double_cycle():
-    one = [([1, 2, 4, 8, 16], 32), ([1, 2, 4, 8, 9, 10, 11], 8)]   # SS loss, then SS into CA
-    c, s = phases(*(one * 4))
+    one = [(ramp(1, 16), 32), (ramp(1, 8) + ramp(9, 30), 8)]   # SS loss, then SS into CA up to 30
+    c, s = phases(*(one * 4), ([1], 15))     # the last CA loss is detected: its cycle is complete
     assert M.slowstart_cycles(c, s).tolist() == [2, 2, 2]
     assert M.slowstart_phase_counts([2, 2, 2]) == {"single": 0, "double": 3, "triple": 0}
     assert M.slowstart_phase_counts([]) == {"single": 0, "double": 0, "triple": 0}
     assert M.slowstart_phase_counts([4]) == {"single": 0, "double": 0, "triple": 0, "4x": 1}
+    assert M.slowstart_cycles([1.0, 2.0, 4.0], [64.0] * 3).tolist() == []   # no reset at all
 
 
-def test_slowstart_cycles_classify_each_phase_at_its_loss():
-    # Paper D's triple slow start: the second phase's loss happens in slow start
-    # (cwnd 3 < ssthresh 4) but is detected after cwnd passed ssthresh. With the
-    # drops, that phase is a slow-start loss and the cycle is a triple; from
-    # cwnd alone it reads as a double followed by a single.
-    c, s = phases(
-        ([1, 2, 4, 8], 100),        # start-up: drop at cwnd 8 < 100 (slow start)
-        ([1, 2, 4, 5], 4),          # drop at cwnd 5 ≥ 4: congestion avoidance — start-up cycle ends
-        ([1, 2, 4], 10),            # drop at cwnd 4 < 10: slow start
-        ([1, 2, 3, 4, 5], 4),       # drop at cwnd 3 < 4, detected after cwnd reached 5
-        ([1, 2, 3, 4], 2),          # drop at cwnd 4 ≥ 2: congestion avoidance → triple
-        ([1, 2, 3], 2),             # drop at cwnd 3 ≥ 2 → single
-        ([1, 2], 10),               # no drop: the run ends (cut)
-    )
-    t = np.arange(c.size, dtype=float)
-    drop_rows = [3, 7, 10, 13, 19, 22]          # row of each phase's first drop
-    drops = t[drop_rows] + 0.5                  # just after that row's change
-    assert M.slowstart_cycles(c, s, t=t, drop_times=drops).tolist() == [3, 1]
-    assert M.slowstart_cycles(c, s).tolist() == [2, 1, 1]
-    cy = M.tahoe_cycles(t, c, s, drops)
-    assert cy["w_s"].tolist() == [2, 2] and cy["w_e"].tolist() == [4, 3] and cy["w_first"].tolist()[0] == 4  # ssthresh set by the first phase's loss
-    with pytest.raises(ValueError):
-        M.slowstart_cycles(c, s, drop_times=drops)
+def test_paper_d_b21_is_a_triple_slow_start_every_cycle():
+    # B = 21 waiting slots (ns-2 queue-limit 22): the second slow start's loss occurs
+    # as cwnd reaches its threshold (53) and is detected in congestion avoidance; three
+    # resets of cwnd to 1 per cycle, and the third slow start's threshold is W_B/2 = 26.
+    # It used to read as alternating single and double cycles.
+    import tcplab
+
+    scenario = Path(__file__).resolve().parent.parent / "scenarios" / "d-tahoe-satellite.toml"
+    counts = {}
+    for b in (20, 21):
+        res = tcplab.run(scenario, overrides=[f"topology.bottleneck.buffer={b}"], trace=["cwnd", "drops"])
+        counts[b] = M.summarize(res)["slowstart_cycles"]
+    assert counts[20]["single"] == counts[20]["triple"] == 0 and counts[20]["double"] >= 3
+    assert counts[21]["single"] == counts[21]["double"] == 0 and counts[21]["triple"] >= 3
 
 
 # --- traces of both engines in one shape -----------------------------------------------

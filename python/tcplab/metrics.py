@@ -394,92 +394,73 @@ def synchronization(flows_hit, n_flows: int, window_drop_corr: float | None = No
 
 # --- paper D: slow-start phases per cycle ---------------------------------------------
 
-def _slowstart_phases(t, cwnd, ssthresh, drop_times, reset_level: float = 1.0) -> list[dict]:
-    """One flow's slow-start phases (cwnd falls to `reset_level` → next fall),
-    each classified by the loss that ended it: ``kind`` "ss" if cwnd was still
-    below ssthresh at the first drop inside the phase, else "ca". Phases
-    without a drop (the run's end) are cut, and so is everything after them."""
+#: How far beyond ssthresh (in packets, i.e. in round trips of congestion
+#: avoidance, which adds one packet per RTT) cwnd may be when a loss is detected
+#: for that loss still to count as one that occurred in slow start. A loss in
+#: slow start is detected about one RTT after it occurs, and the acks of that
+#: RTT add less than one packet in congestion avoidance; a loss in congestion
+#: avoidance comes (W_max − W_th) RTTs after it began, W_max/2 ≫ 2 on paper D's
+#: path (every phase of the B = 1..64 grid, both engines, both profiles: below
+#: 0.99 or above 16).
+CA_LOSS_MIN_RTTS = 2.0
+
+
+def tahoe_cycles(t, cwnd, ssthresh, reset_level: float = 1.0,
+                 ca_rtts: float = CA_LOSS_MIN_RTTS) -> pd.DataFrame:
+    """Paper D's cycles of one flow, from its cwnd/ssthresh trace (rows in time
+    order, every change).
+
+    Paper D (Barakat, Altman, INRIA RR-3574, 1998): slow start "starting at
+    W = 1 ... increase[s] W by one segment for every incoming ACK until we
+    reach a threshold W_th" (Sec. 1); a cycle is the "cyclic evolution of TCP
+    window containing three consecutive slow-start phases per cycle" (Sec. 1),
+    ended by the congestion avoidance that runs until "the loss due to a window
+    size W_max exceeding the network capacity" (Sec. 2), and a loss "occurring
+    in the second slow-start" belongs to that slow start even when "the source
+    gets shortly in congestion avoidance before detecting the loss" (Sec. 7).
+
+    So: every fall of cwnd to `reset_level` starts a slow-start phase (Tahoe
+    after any loss, any variant after a timeout); a phase ends with the next
+    such fall, the detection of its loss. The phase's loss occurred in slow
+    start unless cwnd was at least `ca_rtts` packets above the phase's ssthresh
+    when it was detected (`CA_LOSS_MIN_RTTS`); a cycle is the run of phases up to
+    and including the first whose loss occurred in congestion avoidance.
+
+    One row per cycle, the first (the start-up, with its default threshold)
+    and an unfinished last one left out: `slowstarts` (1 = single, 2 = double,
+    3 = triple), `w_s` (ssthresh of its last phase, where congestion avoidance
+    starts), `w_e` (cwnd when the congestion-avoidance loss is detected: paper
+    D's W_max, "the window at which the loss is detected"), `w_first` (ssthresh
+    after the first phase's loss: W_B in paper D's Theorem 1 regime), `t_start`
+    (the cycle's first reset), `t_end` (its last slow start's reset) and
+    `t_loss` (the detection of its congestion-avoidance loss)."""
     t = np.asarray(t, dtype=float)
     c = np.asarray(cwnd, dtype=float)
     s = np.asarray(ssthresh, dtype=float)
-    d = np.sort(np.asarray(drop_times, dtype=float))
-    if c.size == 0:
-        return []
+    cols = ["slowstarts", "w_s", "w_e", "w_first", "t_start", "t_end", "t_loss"]
     resets = np.flatnonzero((c[1:] <= reset_level) & (c[:-1] > reset_level)) + 1
-    starts = np.r_[0, resets]
-    edges = np.r_[t[starts], np.inf]
-    phases = []
-    for i, k in enumerate(starts):
-        lo, hi = np.searchsorted(d, edges[i], side="left"), np.searchsorted(d, edges[i + 1], side="left")
-        if lo == hi:
-            break
-        j = max(int(np.searchsorted(t, d[lo], side="right")) - 1, 0)
-        phases.append({"t": float(edges[i]), "ssthresh": float(s[k]), "kind": "ss" if c[j] < s[j] else "ca",
-                       "w_drop": float(c[j])})
-    return phases
+    if resets.size == 0:
+        return pd.DataFrame([], columns=cols)
+    starts = np.r_[0, resets[:-1]]          # phase i: rows starts[i] .. resets[i] − 1
+    last = resets - 1
+    ca = c[last] >= s[last] + ca_rtts       # its loss occurred in congestion avoidance
+    rows, first = [], None
+    for i in np.flatnonzero(ca):
+        if first is not None:               # phases first .. i form one cycle
+            rows.append({"slowstarts": int(i - first + 1), "w_s": s[last[i]], "w_e": c[last[i]],
+                         "w_first": s[last[first + 1]] if i > first else np.nan,
+                         "t_start": t[starts[first]], "t_end": t[starts[i]], "t_loss": t[resets[i]]})
+        first = i + 1
+    return pd.DataFrame(rows, columns=cols)
 
 
-def tahoe_cycles(t, cwnd, ssthresh, drop_times, reset_level: float = 1.0) -> pd.DataFrame:
-    """Paper D's cycles of one flow, from its cwnd/ssthresh trace (every change)
-    and the times its packets were dropped: a cycle is the run of slow-start
-    phases up to and including the one whose loss came in congestion
-    avoidance. One row per cycle, the first (start-up) left out: `slowstarts`
-    (1 = single, 2 = double, 3 = triple), `w_s` (ssthresh of its last phase,
-    where congestion avoidance starts), `w_e` (cwnd at the congestion-avoidance
-    loss), `w_first` (ssthresh after the first phase's loss: W_B in paper D's
-    Theorem 1 regime), `t_start`, `t_end`.
-
-    A phase belongs to the loss that ended it, and that loss is classified by
-    the sender's state *at the drop*: paper D's triple slow start "gets
-    shortly in congestion avoidance before detecting the loss occurring in the
-    second slow-start" — cwnd passes ssthresh after the drop, and the phase
-    still counts as a slow-start loss. (Asking only whether cwnd ever reached
-    ssthresh, as `slowstart_cycles` must without drops, counts it as a cycle
-    of its own.)"""
-    rows, run, started = [], [], False
-    for ph in _slowstart_phases(t, cwnd, ssthresh, drop_times, reset_level):
-        run.append(ph)
-        if ph["kind"] == "ca":
-            if started:
-                rows.append({"slowstarts": len(run), "w_s": run[-1]["ssthresh"], "w_e": run[-1]["w_drop"],
-                             "w_first": run[1]["ssthresh"] if len(run) > 1 else np.nan,
-                             "t_start": run[0]["t"], "t_end": ph["t"]})
-            started, run = True, []
-    return pd.DataFrame(rows, columns=["slowstarts", "w_s", "w_e", "w_first", "t_start", "t_end"])
-
-
-def slowstart_cycles(cwnd, ssthresh, reset_level: float = 1.0, t=None, drop_times=None) -> np.ndarray:
-    """Paper D: the number of consecutive slow-start phases in each TCP cycle,
-    from one flow's cwnd and ssthresh trace (rows in time order, every change).
-
-    With `t` and `drop_times` (the flow's drops), each phase is classified by
-    the state at its loss — see `tahoe_cycles`, which this then equals. Without
-    them, a phase *reaches congestion avoidance* if cwnd ≥ ssthresh at some row
-    before the next reset, and a loss during slow start detected after cwnd
-    passed ssthresh is miscounted as congestion avoidance (a triple cycle reads
-    as a double and a single): prefer passing the drops.
-
-    A slow-start phase begins when cwnd falls to `reset_level` (Tahoe after a
-    loss, any variant after a timeout). A cycle is the run of slow starts up
-    to the one that reaches congestion avoidance: 1 = single, 2 = double,
-    3 = triple (paper D, Sec. 3). The first cycle (the connection's start-up,
-    with its default threshold) and slow starts after the last congestion
-    avoidance are left out. Needs traces at every change: a sampled trace can
-    miss resets.
-    """
-    if drop_times is not None:
-        if t is None:
-            raise ValueError("slowstart_cycles: drop_times needs the trace's times t")
-        return tahoe_cycles(t, cwnd, ssthresh, drop_times, reset_level)["slowstarts"].to_numpy(np.int64)
-    c = np.asarray(cwnd, dtype=float)
-    s = np.asarray(ssthresh, dtype=float)
-    if c.size == 0:
-        return np.array([], dtype=np.int64)
-    resets = np.flatnonzero((c[1:] <= reset_level) & (c[:-1] > reset_level)) + 1
-    starts = np.r_[0, resets]
-    reached_ca = np.logical_or.reduceat(c >= s, starts)
-    ends = np.flatnonzero(reached_ca)
-    return np.diff(ends).astype(np.int64)
+def slowstart_cycles(cwnd, ssthresh, reset_level: float = 1.0, t=None) -> np.ndarray:
+    """Paper D: the number of consecutive slow-start phases in each TCP cycle of
+    one flow (1 = single, 2 = double, 3 = triple), from its cwnd and ssthresh
+    trace (rows in time order, every change): `tahoe_cycles`' ``slowstarts``.
+    Needs traces at every change: a sampled trace can miss resets."""
+    tt = np.arange(len(cwnd), dtype=float) if t is None else t
+    return tahoe_cycles(tt, cwnd, ssthresh, reset_level)["slowstarts"].to_numpy(np.int64)
 
 
 def slowstart_phase_counts(cycles) -> dict:
@@ -507,8 +488,8 @@ def summarize(res, interval_s: float = 1.0, rtt_factor: float = 1.0, bin_s: floa
       (rtt_factor·RTT gap) at link `link` (0 = forward bottleneck) and the
       synchronization measures (needs ``drops``);
     * P(z = 1 | w) with bins of `bin_s` (default one base RTT) (``drops`` + ``cwnd``);
-    * slow-start phases per cycle, counted over all TCP flows (``cwnd`` at every change;
-      with ``drops`` each phase is classified by the state at its loss, `tahoe_cycles`);
+    * slow-start phases per cycle, counted over all TCP flows (``cwnd`` at every change,
+      paper D's cycles as `tahoe_cycles` defines them);
     * the `success_x` application success percentage of the playback reads of
       CBR-over-TCP flows (the ``playback`` table, recorded whenever there are such flows).
     RTT is the scenario's round-trip propagation delay (`traces.base_rtt_s`).
@@ -571,11 +552,9 @@ def summarize(res, interval_s: float = 1.0, rtt_factor: float = 1.0, bin_s: floa
     if tcp is not None and "cwnd" in tcp and "ssthresh" in tcp:
         order, segs = _by_flow(tcp["flow"].to_numpy())
         tt, cw, ss = (tcp[k].to_numpy(dtype=float) for k in ("t", "cwnd", "ssthresh"))
-        drops = tr.get("drops")
         cycles = []
-        for f, a, b in segs:
+        for _f, a, b in segs:
             i = order[a:b]
-            dt = None if drops is None else drops.loc[drops["flow"] == f, "t"].to_numpy(float)
-            cycles.append(slowstart_cycles(cw[i], ss[i], t=tt[i], drop_times=dt))
+            cycles.append(slowstart_cycles(cw[i], ss[i], t=tt[i]))
         out["slowstart_cycles"] = slowstart_phase_counts(np.concatenate(cycles) if cycles else [])
     return out

@@ -7,14 +7,16 @@ One Tahoe source, 1.5 Mb/s bottleneck, 512-byte packets (μ ≈ 366 packets/s),
 the numbers are read from its Plan, `runs.path`). Every claim reads the same
 traced runs (cwnd, ssthresh, drops) over B, cached.
 
-Slow starts per cycle are counted from the drops, not from cwnd alone: a
-slow-start phase (cwnd reset to 1 → next reset) belongs to the *loss* that
-ended it, and that loss happened in slow start when the sender's cwnd was
-still below ssthresh at the instant of the drop. Paper D counts it that way
-(its triple case "gets shortly in congestion avoidance before detecting the
-loss occurring in the second slow-start"); see `metrics.tahoe_cycles`. Asking
-only whether cwnd ever reached ssthresh counts such a phase as a cycle of its
-own.
+Slow starts per cycle are counted as paper D defines them (`metrics.tahoe_cycles`):
+every fall of cwnd to 1 starts a slow start ("starting at W = 1", Sec. 1), and a
+cycle runs up to the congestion avoidance that ends with "the loss due to a
+window size W_max exceeding the network capacity" (Sec. 2). A loss that occurs
+in slow start belongs to it even when "the source gets shortly in congestion
+avoidance before detecting the loss" (Sec. 7, the triple case): such a loss is
+detected less than one RTT of congestion avoidance (one packet of cwnd) above
+ssthresh, a congestion-avoidance loss ≈ W_max/2 RTTs above it. This count
+equals ns-2's event-trace count (falls of cwnd to 1 less than a few RTTs apart
+form one cycle) at every B = 1..64, on both engines and both profiles.
 
 The package: `runs` (the scenario, its overrides per mode, the table over B),
 `figures` (one per claim), `claims` (statements, criteria, checks) and

@@ -101,7 +101,7 @@ def check_d3(ctx: Context) -> Outcome:
     for b, r in runs(ctx, EXAMPLES, extra=("queue",)).items():
         tcp = r.traces["tcp"]
         fid = int(r.flows["id"].iloc[0])
-        cy = cycles(tcp, r.traces["drops"], fid)
+        cy = cycles(tcp, fid)
         found[b] = int(cy["slowstarts"].mode().iloc[0]) if len(cy) else 0
         expected[b] = int(ss.slowstarts_per_cycle(b, mu, tau))
         # one cycle, as the paper's figures: from the second cycle's start to the third's

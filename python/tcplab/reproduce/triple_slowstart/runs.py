@@ -42,10 +42,10 @@ def duration(ctx: Context) -> str:
     return ctx.pick("500s", "1200s", "6000s")
 
 
-def cycles(tcp: pd.DataFrame, drops: pd.DataFrame, flow=0) -> pd.DataFrame:
-    """The Tahoe cycles of one flow (`metrics.tahoe_cycles`) from its traces."""
+def cycles(tcp: pd.DataFrame, flow=0) -> pd.DataFrame:
+    """The Tahoe cycles of one flow (`metrics.tahoe_cycles`) from its cwnd trace."""
     tcp = tcp[tcp["flow"] == flow]
-    return tahoe_cycles(tcp["t"], tcp["cwnd"], tcp["ssthresh"], drops.loc[drops["flow"] == flow, "t"])
+    return tahoe_cycles(tcp["t"], tcp["cwnd"], tcp["ssthresh"])
 
 
 def runs(ctx: Context, bufs, extra=(), keep=None) -> dict[int, object]:
@@ -60,7 +60,7 @@ def runs(ctx: Context, bufs, extra=(), keep=None) -> dict[int, object]:
 def _cycles_only(r) -> dict[str, pd.DataFrame]:
     """What the table over B needs of a run: its cycles (a few dozen rows instead of
     one per ack: 1.6 MB per quick run otherwise, 64 runs)."""
-    return {"cycles": cycles(r.traces["tcp"], r.traces["drops"], int(r.flows["id"].iloc[0]))}
+    return {"cycles": cycles(r.traces["tcp"], int(r.flows["id"].iloc[0]))}
 
 
 def table(ctx: Context) -> pd.DataFrame:
