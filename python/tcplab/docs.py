@@ -70,6 +70,7 @@ _PROBES = [
     {"topology": {"bottleneck": {"errors": {"model": "gilbert-elliott", "p_gb": 0.01,
                                             "p_bg": 0.5, "per_good": 0.0, "per_bad": 1.0}}}},
     {"topology": {"bottleneck": {"errors": {"model": "list", "packets": [1, 2]}}}},
+    {"topology": {"bottleneck": {"queue": "red", "buffer": 50, "red": {"seed": 1}}}},
     {"topology": {"bottleneck": {"queue": "threshold",
                                  "threshold": {"threshold": 3, "immunity": "1s",
                                                "selection": "rate-independent",

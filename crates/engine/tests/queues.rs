@@ -22,6 +22,7 @@ fn red(min: f64, max: f64, max_p: f64, weight: f64, wait: bool, gentle: bool) ->
         mode: RedMode::Packet,
         mean_packet_size: 500,
         ecn: false,
+        seed: None,
     };
     // 8 kb/s with 500-byte mean packets: 2 packet times per second
     Red::new(&p, 8000.0, 100, Rng::stream(7, 5, 0))
@@ -184,6 +185,7 @@ fn red_byte_mode_with_mean_size_packets_matches_packet_mode() {
             mode,
             mean_packet_size: 1000,
             ecn: false,
+            seed: None,
         };
         Red::new(&p, 1e7, 100, Rng::stream(3, 5, 1))
     };

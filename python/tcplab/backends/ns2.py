@@ -196,6 +196,27 @@ def _refuse_app(app: dict) -> str | None:
     return None
 
 
+def _red_seed(p: dict) -> int | None:
+    """The `red.seed` of the Plan's RED queues (the refusals allow at most one)."""
+    seeds = [l["queue"].get("seed") for l in p["links"] if l["queue"]["kind"] == "red"]
+    return next((k for k in seeds if k is not None), None)
+
+
+def _refuse_red_seed(p: dict) -> str | None:
+    seeded = {l["name"] for l in p["links"]
+              if l["queue"]["kind"] == "red" and l["queue"].get("seed") is not None}
+    if not seeded:
+        return None
+    if len(seeded) > 1:
+        return ("red.seed: ns-2 has one default generator, which RED queues on several "
+                "links would share in event order; seed RED on one link only")
+    if any(f["udp"] is not None and (f["udp"]["shape"]["kind"] != "constant" or f["udp"]["send_jitter_ns"] > 0)
+           for f in p["flows"]):
+        return ("red.seed: trace-driven UDP sources reseed ns-2's default generator as "
+                "they start, which RED draws from; drop red.seed or use constant-rate UDP")
+    return None
+
+
 def _refuse_trace(trace: dict, topology: str) -> str | None:
     for s in ("queue", "drops"):
         if topology != "dumbbell" and s in trace["series"]:
@@ -248,6 +269,10 @@ class _Refusals:
         why = _refuse_trace(p["trace"], p["topology"])
         if why:
             raise Ns2CannotRun(f"trace.{why}")
+        why = _refuse_red_seed(p)
+        if why:
+            seeded = next(l for l in p["links"] if l["queue"].get("seed") is not None)
+            raise Ns2CannotRun(f"{self.link_key(seeded)}.{why}")
 
 
 def _known(part: dict, what: str, key: str) -> None:
@@ -403,6 +428,8 @@ class _Plan:
     chain: tuple[_Link, ...] = ()
     #: The engine's rate that throughput is normalized by.
     reference_bps: float = 0.0
+    #: RED's ns-2 generator seed (`red.seed`), if a queue asks for one.
+    red_seed: int | None = None
 
     @property
     def monitored(self) -> tuple[tuple[str, _Link, str, str], ...]:
@@ -460,7 +487,7 @@ def _plan(scenario: dict) -> _Plan:
         k += 1
     return _Plan(scenario, str(scenario.get("name", "scenario")), int(p["seed"]), duration, warmup,
                  bottleneck, tuple(flows), tuple(p["trace"]["series"]), p["trace"]["interval_ns"] / 1e9,
-                 tuple(sorted(times)), topo, chain, float(p["reference_bps"]))
+                 tuple(sorted(times)), topo, chain, float(p["reference_bps"]), _red_seed(p))
 
 
 # --------------------------------------------------------------------- Tcl export
@@ -720,6 +747,11 @@ def _tcl(plan: _Plan, progress_steps: int = 0) -> str:
         if f.start_s < f.stop_s < plan.duration_s:
             w(f'$ns at {_tcl_num(f.stop_s)} "$app({i}) stop"')
 
+    if plan.red_seed is not None:
+        # RED draws from the default RNG; after the agents' resets above (same
+        # instant, scheduled earlier), nothing else does: reseed it as the
+        # packet engine's RED starts (red.seed)
+        w(f'$ns at 0 "$defaultRNG seed {plan.red_seed}"')
     w("")
     w(_trace_tcl(plan, tcp_ids))
     w(_playback_tcl(plan))

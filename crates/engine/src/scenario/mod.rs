@@ -317,6 +317,7 @@ fn resolve_queue(l: &mut LinkSpec) {
             mode: Some(p.mode),
             mean_packet_size: Some(p.mean_packet_size),
             ecn: Some(p.ecn),
+            seed: p.seed,
         });
     }
 }

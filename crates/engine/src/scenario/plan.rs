@@ -544,6 +544,7 @@ pub fn red_params(spec: &RedSpec, rate_bps: f64, delay_ns: SimTime, buffer: u32)
         mode: spec.mode.or(mode).unwrap_or(RED_MODE),
         mean_packet_size: mean,
         ecn: spec.ecn.unwrap_or(RED_ECN),
+        seed: spec.seed,
     }
 }
 

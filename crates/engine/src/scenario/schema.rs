@@ -200,6 +200,13 @@ pub struct RedSpec {
     /// a full buffer still drops. Default false.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn: Option<bool>,
+    /// Draw RED's random numbers as ns-2's default generator does after
+    /// `$defaultRNG seed K` (L'Ecuyer's MRG32k3a), 1 ≤ K ≤ 2^31 − 2; the
+    /// ns-2 export reseeds ns-2's generator with K at time 0, so the two
+    /// simulators drop the same packets. Default: a stream of the scenario
+    /// seed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u32>,
 }
 
 /// RED's parameters with every default applied (what the engine runs);
@@ -215,6 +222,8 @@ pub struct RedParams {
     pub mode: RedMode,
     pub mean_packet_size: u32,
     pub ecn: bool,
+    /// ns-2's generator seed for the random drops (`RedSpec::seed`).
+    pub seed: Option<u32>,
 }
 
 /// Who the threshold dropper signals at a congestion event (paper C, Sec. I

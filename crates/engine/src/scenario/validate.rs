@@ -782,6 +782,15 @@ pub(crate) fn check_queue(path: &str, l: &LinkSpec) -> Result<(), ScenarioError>
             if p.mean_packet_size == 0 {
                 return Err(err(at("mean_packet_size"), "must be at least 1 byte"));
             }
+            if let Some(k) = p.seed {
+                // ns-2's RNG takes seeds 1 .. 2^31 - 2 (0 would mean "from the clock")
+                if !(1..=2_147_483_646).contains(&k) {
+                    return Err(err(
+                        at("seed"),
+                        format!("must be in 1 .. 2^31 - 2 (an ns-2 generator seed), got {k}"),
+                    ));
+                }
+            }
         }
         QueueKind::Threshold => {
             let Some(t) = &l.threshold else {

@@ -156,28 +156,7 @@ impl RttEstimator {
 /// both simulators place a flow's clock ticks identically (the ns-2 export
 /// reseeds and resets each agent at time 0). `seed` must be in 1..2^31-1.
 pub fn ns2_boot_time_s(seed: u32, tick_s: f64) -> f64 {
-    const M1: f64 = 4294967087.0;
-    const M2: f64 = 4294944443.0;
-    let k = seed as f64;
-    // component 1: a12·s1 − a13n·s0 with s0 = s1 = seed (exact in f64)
-    let mut p1 = 1403580.0 * k - 810728.0 * k;
-    p1 -= (p1 / M1).trunc() * M1;
-    if p1 < 0.0 {
-        p1 += M1;
-    }
-    // component 2: a21·s5 − a23n·s3
-    let mut p2 = 527612.0 * k - 1370589.0 * k;
-    p2 -= (p2 / M2).trunc() * M2;
-    if p2 < 0.0 {
-        p2 += M2;
-    }
-    let norm = 1.0 / (M1 + 1.0);
-    let u = if p1 > p2 {
-        (p1 - p2) * norm
-    } else {
-        (p1 - p2 + M1) * norm
-    };
-    tick_s * u
+    tick_s * crate::rng::Ns2Rng::new(seed).uniform()
 }
 
 #[cfg(test)]

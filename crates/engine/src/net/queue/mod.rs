@@ -100,7 +100,25 @@ pub struct Red {
     count_bytes: i64,
     /// The average was above min_thresh with a queue at the last arrival (ns-2 `old`).
     old: bool,
-    rng: Rng,
+    rng: RedRng,
+}
+
+/// Where RED's random numbers come from: a stream of the scenario's seed,
+/// or ns-2's default generator seeded as `red.seed` says.
+#[derive(Clone, Debug)]
+enum RedRng {
+    Own(Rng),
+    Ns2(crate::rng::Ns2Rng),
+}
+
+impl RedRng {
+    #[inline]
+    fn uniform(&mut self) -> f64 {
+        match self {
+            RedRng::Own(r) => r.uniform(),
+            RedRng::Ns2(r) => r.uniform(),
+        }
+    }
 }
 
 impl Red {
@@ -137,7 +155,10 @@ impl Red {
             count: 0,
             count_bytes: 0,
             old: false,
-            rng,
+            rng: match p.seed {
+                Some(k) => RedRng::Ns2(crate::rng::Ns2Rng::new(k)),
+                None => RedRng::Own(rng),
+            },
         }
     }
 
@@ -152,14 +173,18 @@ impl Red {
     /// (`enque`, `estimator`): ave ← ave·(1−w)^(m+1) + w·q.
     #[inline]
     pub fn update_average(&mut self, q: f64, idle_ns: Option<SimTime>) {
-        let decay = match idle_ns {
-            None => 1.0 - self.q_w,
-            Some(d) => {
-                let m = (self.ptc * secs(d)) as i64;
-                (1.0 - self.q_w).powf((m + 1) as f64)
+        if let Some(d) = idle_ns {
+            // ns-2 multiplies m times, one factor at a time (the same
+            // rounding; a zero average stays zero)
+            let m = (self.ptc * secs(d)) as i64;
+            for _ in 0..m {
+                if self.ave == 0.0 {
+                    break;
+                }
+                self.ave *= 1.0 - self.q_w;
             }
-        };
-        self.ave = self.ave * decay + self.q_w * q;
+        }
+        self.ave = self.ave * (1.0 - self.q_w) + self.q_w * q;
     }
 
     /// The drop probability for the current average, before the count
