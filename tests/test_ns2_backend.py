@@ -382,3 +382,20 @@ def test_a_seed_beyond_ns2s_range_is_folded_into_it(tmp_path):
     s["seed"] = 8376608672642635484
     r = run_ns2(s, workdir=str(tmp_path))
     assert r["flows"][0]["delivered_packets"] > 0
+
+
+def test_red_seed_is_exported_once_and_refused_where_ns2_would_draw_otherwise():
+    from tcplab.scenario import load_scenario
+
+    tcl = export_tcl(load_scenario("scenarios/c-red.toml", [("topology.bottleneck.red.seed", 7)]))
+    # the reseed comes after the agents' clock draws at time 0
+    assert tcl.count('$ns at 0 "$defaultRNG seed 7"') == 1
+    assert tcl.index('$ns at 0 "$defaultRNG seed 7"') > tcl.index("$ns connect")
+    with pytest.raises(UserError, match=r"topology\.bottleneck\.red\.seed: must be in 1 \.\. 2\^31 - 2"):
+        load_scenario("scenarios/c-red.toml", [("topology.bottleneck.red.seed", 0)])
+    # trace-driven UDP sources reseed the generator RED draws from
+    sc = load_scenario("scenarios/a-sine-background.toml",
+                       [("topology.bottleneck.queue", "red"), ("topology.bottleneck.buffer", 60),
+                        ("topology.bottleneck.red.seed", 7)])
+    with pytest.raises(Ns2CannotRun, match=r"topology\.bottleneck\.red\.seed: trace-driven UDP"):
+        export_tcl(sc)
