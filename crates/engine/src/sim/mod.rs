@@ -117,7 +117,7 @@ impl Sim {
         self.rec.spill_to(dir, rows);
         if self.rec.spill.is_some() {
             self.sched
-                .schedule(SPILL_EVERY_NS.min(self.end), Event::Spill);
+                .schedule_measure(SPILL_EVERY_NS.min(self.end), Event::Spill);
         }
         self
     }
@@ -131,7 +131,8 @@ impl Sim {
         if self.rec.spill(now) {
             return true;
         }
-        self.sched.schedule(now + SPILL_EVERY_NS, Event::Spill);
+        self.sched
+            .schedule_measure(now + SPILL_EVERY_NS, Event::Spill);
         false
     }
 
@@ -148,11 +149,12 @@ impl Sim {
             match ev {
                 Event::LinkDeliver(l) => {
                     self.links[l as usize].delivering();
-                    while let Some((_, p)) = self.links[l as usize].pop_arrived(now) {
-                        self.forward(p, now);
+                    while let Some((_, order, p)) = self.links[l as usize].pop_arrived(now) {
+                        self.forward(p, now, order);
                     }
-                    if let Some(at) = self.links[l as usize].delivered() {
-                        self.sched.schedule(at, Event::LinkDeliver(l));
+                    if let Some((at, order)) = self.links[l as usize].delivered() {
+                        self.sched
+                            .schedule_ordered(at, Event::LinkDeliver(l), order);
                     }
                 }
                 Event::Rto(f) => self.rto_event(f, now),
@@ -160,7 +162,7 @@ impl Sim {
                 Event::DelAck(f) => {
                     if let Agent::Tcp { sink, .. } = &mut self.agents[f as usize] {
                         if let Some(a) = sink.on_delack_timer(now) {
-                            self.forward(a, now);
+                            self.forward(a, now, self.sched.running());
                         }
                     }
                 }
@@ -191,7 +193,7 @@ impl Sim {
                         self.trace_tcp(f as u32, now);
                     }
                     self.sched
-                        .schedule(now + self.rec.interval_ns, Event::Sample);
+                        .schedule_measure(now + self.rec.interval_ns, Event::Sample);
                 }
             }
         }
