@@ -256,30 +256,31 @@ def test_constant_udp_background_gets_ns2s_share():
     assert pkt.metrics["bottleneck_drops"] == ns2.metrics["bottleneck_drops"]
 
 
-def test_paper_b_dumbbell_runs_event_for_event_as_ns2():
-    """Issue 19 (item 3): paper B's dumbbell (10 TCP(0.31, 0.875) flows, every link
-    at 10 Mb/s, starts jittered over 1 s) with the tick phases matched runs as ns-2
-    2.35 event for event for 16 s: every flow's delivered packets, retransmissions
-    and timeouts, the drop count, and every cwnd change of every flow at ns-2's
-    instant (to 20 µs) — about 16 000 changes, 338 drops, 21 timeouts. With every
-    link at one rate, packets of several flows reach the bottleneck in the same
-    nanosecond (and as a departure ends) all the time, and ns-2 orders such events
-    by its double clock (`clock_ + txt + delay_`, exact ties in the order they were
-    scheduled): before tcplab ordered them the same way (`sched::Order`), the runs
-    parted at 1.114 s (flow 2's packet waited behind flow 6's in tcplab; in ns-2 the
-    double of flow 2's start was a bit smaller). At 16.62 s the runs part: flow 8's
-    packets after its timeout at 16.52 s carry the clock of its retransmission timer,
-    which tcplab approximates (the armed instant plus the RTO in nanoseconds) where
-    ns-2 adds `rtt_timeout()`'s double; flows 6 and 8 then tie the other way."""
+@pytest.mark.parametrize("alpha,beta", [(0.31, 0.875), (0.583, 0.75), (1.0, 0.5), (1.25, 0.25)])
+def test_paper_b_dumbbell_runs_event_for_event_as_ns2(alpha, beta):
+    """Issue 19 (item 3): paper B's dumbbell (10 TCP(α,β) flows, every link at 10 Mb/s,
+    starts jittered over 1 s, the paper's 100 s) with the tick phases matched runs as
+    ns-2 2.35 event for event, for each of the paper's four protocols: every flow's
+    delivered packets, retransmissions and timeouts, the drop count (994–1018 after the
+    warm-up, 51–239 timeouts), and every cwnd change of every flow at ns-2's instant (to
+    20 µs; about 110 000 changes a run). With every link at one rate, packets of several flows reach the
+    bottleneck in the same nanosecond (and as a departure ends) all the time, and ns-2
+    orders such events by its double clock (`clock_ + txt + delay_`; equal doubles in
+    the order they were scheduled). Before tcplab ordered them the same way
+    (`sched::Order`), the smooth protocol's run parted at 1.114 s (flow 2's packet
+    waited behind flow 6's in tcplab; in ns-2 the double of flow 2's start was a bit
+    smaller); before a retransmission timer carried ns-2's clock (the arming event's
+    plus the timeout), it parted at 16.62 s, after flow 8's timeout at 16.52 s."""
     from tcplab.scenario import apply_overrides, read_toml
 
     sc = apply_overrides(read_toml("scenarios/b-dumbbell.toml"),
-                         [("duration", "16s"), ("warmup", "1s"), ("flows.tcp.tick_seed", 1),
-                          ("trace.series", ["cwnd"])])
+                         [("duration", "100s"), ("warmup", "10s"), ("flows.tcp.alpha", alpha),
+                          ("flows.tcp.beta", beta), ("flows.tcp.tick_seed", 1), ("trace.series", ["cwnd"])])
     pkt, ns2 = both(sc)
     _assert_event_exact(pkt, ns2)
-    assert pkt.metrics["bottleneck_drops"] > 300 and pkt.flows["timeouts"].sum() > 10
-    assert min(len(_flow_cwnd_changes(pkt, f)) for f in range(10)) > 1000
+    assert pkt.metrics["bottleneck_drops"] > 900 and pkt.flows["timeouts"].sum() > 30, (
+        pkt.metrics["bottleneck_drops"], pkt.flows["timeouts"].sum())
+    assert min(len(_flow_cwnd_changes(pkt, f)) for f in range(10)) > 5000
 
 
 @pytest.mark.parametrize("n", [10, 15])

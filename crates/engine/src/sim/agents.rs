@@ -23,9 +23,14 @@ impl Sim {
         }
         if let Agent::Tcp { snd, .. } = &mut self.agents[f as usize] {
             if let Some(d) = snd.rto_deadline {
+                let armed = &mut self.rto_orders[f as usize];
+                if armed.0 != d {
+                    // (re)armed in this event: ns-2 reschedules its timer now
+                    *armed = (d, order.then(d.saturating_sub(now) as f64 / 1e9));
+                }
                 if d < snd.rto_entry {
                     snd.rto_entry = d;
-                    self.sched.schedule(d, Event::Rto(f));
+                    self.sched.schedule_ordered(d, Event::Rto(f), armed.1);
                 }
             }
             // the pacer: at most one pending event per flow
@@ -53,7 +58,8 @@ impl Sim {
                 Some(d) if d <= now => snd.on_timeout(now, &mut out),
                 Some(d) => {
                     snd.rto_entry = d;
-                    self.sched.schedule(d, Event::Rto(f));
+                    self.sched
+                        .schedule_ordered(d, Event::Rto(f), self.rto_orders[f as usize].1);
                 }
                 None => {}
             }

@@ -14,7 +14,7 @@ use crate::scenario::{
     outage_schedule, Direction, ErrorModelKind, FlowKind, FlowPlan, LinkPlan, LinkSpec, Plan,
     QueuePlan, RateShape, Scenario, Selection,
 };
-use crate::sched::{Event, Scheduler};
+use crate::sched::{Event, Order, Scheduler};
 use crate::tcp::sender::TcpSender;
 use crate::tcp::sink::TcpSink;
 use crate::time::SimTime;
@@ -244,6 +244,7 @@ impl Sim {
             agents,
             apps,
             out: Vec::with_capacity(64),
+            rto_orders: vec![(SimTime::MAX, Order::default()); nflows],
             rec,
             flow_drops: vec![0; nflows],
             warm_done: warmup == 0,

@@ -23,7 +23,7 @@ use crate::net::link::{Link, LinkSnapshot};
 use crate::net::packet::Packet;
 use crate::record::Recorder;
 use crate::scenario::{FlowKind, Plan, Scenario, Variant};
-use crate::sched::{Event, Scheduler};
+use crate::sched::{Event, Order, Scheduler};
 use crate::tcp::sender::TcpSender;
 use crate::tcp::sink::TcpSink;
 use crate::time::SimTime;
@@ -76,6 +76,9 @@ pub struct Sim {
     /// Per flow: the application of a TCP flow that is not a bulk transfer.
     apps: Vec<Option<CbrApp>>,
     out: Vec<Packet>,
+    /// Per TCP flow: its retransmission deadline and the [`Order`] ns-2 gives
+    /// the timer's expiry (`clock_ + rtt_timeout()` of the event that armed it).
+    rto_orders: Vec<(SimTime, Order)>,
     rec: Recorder,
     flow_drops: Vec<u64>,
     /// The warm-up snapshot has been taken (or there is none).
