@@ -114,8 +114,8 @@ impl Sim {
     /// The tables are written at an event every 10 ms of simulated time (a
     /// table once it holds `rows` rows), so a run that does not stream its
     /// traces does no work for it; those events change neither the order of
-    /// the others (equal times run first-scheduled-first) nor the reported
-    /// event count.
+    /// the others (a measurement goes before the simulated events of its
+    /// nanosecond and schedules none of them) nor the reported event count.
     pub fn spill_traces(mut self, dir: std::path::PathBuf, rows: usize) -> Self {
         self.rec.spill_to(dir, rows);
         if self.rec.spill.is_some() {
