@@ -1,6 +1,20 @@
-//! The event queue, ordered by (time, insertion order), so
-//! simultaneous events run first-scheduled-first (as ns-2's scheduler does)
-//! and every run is deterministic.
+//! The event queue, ordered by (time, [`Order`], insertion order), so
+//! simultaneous events run as ns-2's scheduler runs them and every run is
+//! deterministic.
+//!
+//! ns-2 keeps time in a double, `clock_ + delay` for each event scheduled,
+//! and runs events of equal time in the order they were scheduled; an event
+//! is scheduled while an earlier one runs, so of two events of equal time the
+//! one whose scheduling event ran first goes first, and so on back. Events
+//! that are simultaneous in exact arithmetic (frequent when links share one
+//! rate: times fall on a lattice) may differ in the last bits of ns-2's
+//! doubles, and then the smaller double goes first whatever the scheduling
+//! order. tcplab's events are not one for one ns-2's (a link holds one
+//! delivery event for all its packets and schedules it when the previous
+//! packet arrives, not when the packet starts out), so each event carries
+//! its [`Order`] — ns-2's double clock for it, and the clocks of the event
+//! that scheduled it and of that one's scheduler — and equal times are
+//! ordered by it before the order of insertion.
 //!
 //! The queue stays small: each link keeps at most one pending delivery, each
 //! TCP connection at most one live timer entry (see `tcp::sender`), so it
@@ -40,17 +54,53 @@ pub enum Event {
     Spill,
 }
 
-/// `key` = time << 64 | insertion sequence: one integer comparison orders
-/// by time, then first-scheduled-first.
+/// An event's place among events of the same nanosecond, as ns-2 orders
+/// them: ns-2's clock (a double) at the event, then the clocks of the event
+/// that scheduled it and of that one's scheduler. Doubles are kept as their
+/// bits, which order as the values do for the non-negative times of a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Order {
+    pub clock: u64,
+    pub cause: [u64; 2],
+}
+
+impl Order {
+    /// ns-2's clock at the event.
+    #[inline]
+    pub fn clock(&self) -> f64 {
+        f64::from_bits(self.clock)
+    }
+
+    /// The order of an event this one schedules `delay` seconds ahead
+    /// (ns-2's `clock_ + delay`).
+    #[inline]
+    pub fn then(&self, delay: f64) -> Order {
+        Order {
+            clock: (self.clock() + delay).to_bits(),
+            cause: [self.clock, self.cause[0]],
+        }
+    }
+}
+
+/// Ordered by time, order, then first-inserted-first.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
-    key: u128,
+    time: SimTime,
+    order: Order,
+    seq: u64,
     event: Event,
+}
+
+impl Entry {
+    #[inline]
+    fn key(&self) -> (SimTime, Order, u64) {
+        (self.time, self.order, self.seq)
+    }
 }
 
 impl PartialEq for Entry {
     fn eq(&self, o: &Self) -> bool {
-        self.key == o.key
+        self.key() == o.key()
     }
 }
 impl Eq for Entry {}
@@ -62,7 +112,7 @@ impl PartialOrd for Entry {
 impl Ord for Entry {
     /// Reversed, so that `BinaryHeap` (a max-heap) pops the earliest entry.
     fn cmp(&self, o: &Self) -> Ordering {
-        o.key.cmp(&self.key)
+        o.key().cmp(&self.key())
     }
 }
 
@@ -73,10 +123,12 @@ const NIL: u32 = u32::MAX;
 /// one popped from that window, or a blank): popping moves the head on to the
 /// node it pops, so a window is never without a node and its tail is never
 /// stale. Events of equal time keep the order they were scheduled in because
-/// an insert goes after every node of its time (see `Scheduler::insert_near`).
+/// an insert goes after every node of its time and order (see
+/// `Scheduler::insert_near`).
 #[derive(Clone, Copy, Debug)]
 struct Node {
     time: SimTime,
+    order: Order,
     next: u32,
     event: Event,
 }
@@ -136,6 +188,9 @@ pub struct Scheduler {
     /// Insertion order of the heap's entries (the calendar's lists keep
     /// theirs by position).
     next_seq: u64,
+    /// The time and order of the event popped last (the one running).
+    now: SimTime,
+    running: Order,
     /// Whole epochs popped, and pops left in this one.
     epochs: u64,
     epoch_left: u32,
@@ -167,6 +222,8 @@ impl Scheduler {
             far: BinaryHeap::new(),
             far_min: SimTime::MAX,
             next_seq: 0,
+            now: 0,
+            running: Order::default(),
             epochs: 0,
             epoch_left: EPOCH,
             epoch_skips: 0,
@@ -183,12 +240,35 @@ impl Scheduler {
         self.epochs * EPOCH as u64 + (EPOCH - self.epoch_left) as u64
     }
 
+    /// The order of the event running now (the one popped last).
+    #[inline]
+    pub fn running(&self) -> Order {
+        self.running
+    }
+
+    /// Schedule `event` at `time` from the event running now.
     #[inline]
     pub fn schedule(&mut self, time: SimTime, event: Event) {
+        let delay = time.saturating_sub(self.now) as f64 / 1e9;
+        self.schedule_ordered(time, event, self.running.then(delay));
+    }
+
+    /// Schedule a measurement (warm-up snapshot, trace sample, spill) at
+    /// `time`: before every simulated event of that nanosecond, as ns-2 has
+    /// no such event to order.
+    #[inline]
+    pub fn schedule_measure(&mut self, time: SimTime, event: Event) {
+        self.schedule_ordered(time, event, Order::default());
+    }
+
+    /// Schedule `event` at `time` in the order given (an event ns-2 would
+    /// have scheduled at another instant than now, or from another clock).
+    #[inline]
+    pub fn schedule_ordered(&mut self, time: SimTime, event: Event, order: Order) {
         if time.wrapping_sub(self.floor) < self.span {
-            self.insert_near(time, event);
+            self.insert_near(time, order, event);
         } else {
-            self.schedule_far(time, event);
+            self.schedule_far(time, order, event);
         }
     }
 
@@ -196,43 +276,48 @@ impl Scheduler {
     /// (possible only after a `pop_until` that found nothing due, which
     /// ends the run) re-shapes the calendar around it.
     #[inline(never)]
-    fn schedule_far(&mut self, time: SimTime, event: Event) {
+    fn schedule_far(&mut self, time: SimTime, order: Order, event: Event) {
         if time < self.floor {
             self.reshape(time, self.shift, self.windows.len());
-            return self.schedule(time, event);
+            return self.schedule_ordered(time, event, order);
         }
         self.epoch_far += 1;
-        self.push_far(time, event);
+        self.push_far(time, order, event);
     }
 
     #[inline]
-    fn push_far(&mut self, time: SimTime, event: Event) {
+    fn push_far(&mut self, time: SimTime, order: Order, event: Event) {
         self.far_min = self.far_min.min(time);
         let seq = self.next_seq;
         self.next_seq += 1;
         self.far.push(Entry {
-            key: ((time as u128) << 64) | seq as u128,
+            time,
+            order,
+            seq,
             event,
         });
     }
 
     /// Put an event of the near future into its window's sorted list, after
-    /// every event of the same time (so ties pop first-scheduled-first).
+    /// every event of the same time and order (so ties pop by order, then
+    /// first-scheduled-first).
     /// The common case — a free node at hand, and the event at or after its
     /// window's last one (the head's time is at most the floor) — appends
     /// here, calling nothing (so no registers to save); the rest is
     /// `insert_slow`.
     #[inline]
-    fn insert_near(&mut self, time: SimTime, event: Event) {
+    fn insert_near(&mut self, time: SimTime, order: Order, event: Event) {
         let b = (time >> self.shift) as usize & self.mask;
         let tail = self.window(b).tail;
         let i = self.free;
-        if i == NIL || self.node(tail).time > time {
-            return self.insert_slow(b, time, event);
+        let t = self.node(tail);
+        if i == NIL || t.time > time || (t.time == time && t.order > order) {
+            return self.insert_slow(b, time, order, event);
         }
         self.free = self.node(i).next;
         *self.node_mut(i) = Node {
             time,
+            order,
             next: NIL,
             event,
         };
@@ -246,14 +331,15 @@ impl Scheduler {
     /// head is later than `time`, which a caller scheduling into the past
     /// could cause, as its only event). Calls nothing on the walk's path.
     #[inline(never)]
-    fn insert_slow(&mut self, b: usize, time: SimTime, event: Event) {
+    fn insert_slow(&mut self, b: usize, time: SimTime, order: Order, event: Event) {
         let i = self.free;
         if i == NIL {
-            return self.grow_then_insert(time, event);
+            return self.grow_then_insert(time, order, event);
         }
         self.free = self.node(i).next;
         *self.node_mut(i) = Node {
             time,
+            order,
             next: NIL,
             event,
         };
@@ -261,15 +347,16 @@ impl Scheduler {
         let tail = self.window(b).tail;
         let mut prev = self.window(b).head;
         let mut at = self.node(prev).next;
-        if self.node(tail).time <= time || at == NIL {
+        let key = (time, order);
+        if (self.node(tail).time, self.node(tail).order) <= key || at == NIL {
             // append
             self.node_mut(tail).next = i;
             self.window_mut(b).tail = i;
             return;
         }
         let mut walk = 1;
-        // the tail is later than `time`: the walk stops at it at the latest
-        while self.node(at).time <= time {
+        // the tail is later than `key`: the walk stops at it at the latest
+        while (self.node(at).time, self.node(at).order) <= key {
             prev = at;
             at = self.node(at).next;
             walk += 1;
@@ -282,10 +369,11 @@ impl Scheduler {
     /// Add free nodes (as many as there are nodes), then insert.
     #[cold]
     #[inline(never)]
-    fn grow_then_insert(&mut self, time: SimTime, event: Event) {
+    fn grow_then_insert(&mut self, time: SimTime, order: Order, event: Event) {
         let n = self.nodes.len();
         let blank = Node {
             time: 0,
+            order: Order::default(),
             next: NIL,
             event: Event::Warmup,
         };
@@ -298,7 +386,7 @@ impl Scheduler {
             };
         }
         self.free = n as u32;
-        self.insert_near(time, event);
+        self.insert_near(time, order, event);
     }
 
     /// Move the heap's events that the near future now covers into it.
@@ -312,13 +400,13 @@ impl Scheduler {
     #[inline(never)]
     fn migrate_some(&mut self) {
         while let Some(top) = self.far.peek() {
-            let time = (top.key >> 64) as SimTime;
+            let time = top.time;
             if time.wrapping_sub(self.floor) >= self.span {
                 self.far_min = time;
                 return;
             }
             let e = self.far.pop().expect("peeked");
-            self.insert_near(time, e.event);
+            self.insert_near(time, e.order, e.event);
         }
         self.far_min = SimTime::MAX;
     }
@@ -343,6 +431,8 @@ impl Scheduler {
                 if self.epoch_left == 0 {
                     self.adapt(n.time);
                 }
+                self.now = n.time;
+                self.running = n.order;
                 return Some((n.time, n.event));
             }
             if !self.advance(until) {
@@ -433,7 +523,7 @@ impl Scheduler {
             let mut at = self.nodes[w.head as usize].next;
             while at != NIL {
                 let n = self.nodes[at as usize];
-                pending.push((n.time, n.event));
+                pending.push((n.time, n.order, n.event));
                 at = n.next;
             }
         }
@@ -444,6 +534,7 @@ impl Scheduler {
             .collect();
         self.nodes.extend((0..buckets).map(|_| Node {
             time: 0,
+            order: Order::default(),
             next: NIL,
             event: Event::Warmup,
         }));
@@ -453,13 +544,13 @@ impl Scheduler {
         self.floor = (now >> shift) << shift;
         self.cur = (now >> shift) as usize & self.mask;
         self.near = 0;
-        for (time, event) in pending {
+        for (time, order, event) in pending {
             if time.wrapping_sub(self.floor) < self.span {
-                self.insert_near(time, event);
+                self.insert_near(time, order, event);
             } else {
                 // Later than every event of the calendar and earlier than
                 // every event of the heap: a fresh seq keeps the order.
-                self.push_far(time, event);
+                self.push_far(time, order, event);
             }
         }
         self.migrate();
@@ -518,10 +609,10 @@ mod tests {
     #[test]
     fn earliest_first_then_insertion_order() {
         let mut s = Scheduler::new();
-        s.schedule(20, Event::Rto(0));
-        s.schedule(10, Event::Rto(1));
-        s.schedule(10, Event::Rto(2));
-        s.schedule(30, Event::Rto(3));
+        s.schedule_ordered(20, Event::Rto(0), Order::default());
+        s.schedule_ordered(10, Event::Rto(1), Order::default());
+        s.schedule_ordered(10, Event::Rto(2), Order::default());
+        s.schedule_ordered(30, Event::Rto(3), Order::default());
         let order: Vec<_> = std::iter::from_fn(|| s.pop_until(25)).collect();
         assert_eq!(
             order,
@@ -535,6 +626,36 @@ mod tests {
         assert_eq!(s.pop_until(SimTime::MAX), Some((30, Event::Rto(3))));
         assert_eq!(s.pop_until(SimTime::MAX), None);
         assert_eq!(s.popped(), 4);
+    }
+
+    /// Events of equal time pop by their [`Order`] (ns-2's double clock,
+    /// then the clocks of their scheduling events), whatever the insertion
+    /// order; a full tie, first inserted first.
+    #[test]
+    fn equal_times_pop_by_order_then_insertion() {
+        let o = |clock: f64, sched: f64| Order {
+            clock: clock.to_bits(),
+            cause: [sched.to_bits(), 0],
+        };
+        let mut s = Scheduler::new();
+        let t = 0.3f64;
+        let below = f64::from_bits(t.to_bits() - 1);
+        s.schedule_ordered(300, Event::Rto(0), o(t, 0.2));
+        s.schedule_ordered(300, Event::Rto(1), o(t, 0.1));
+        s.schedule_ordered(300, Event::Rto(2), o(below, 0.25));
+        s.schedule_ordered(300, Event::Rto(3), o(t, 0.1));
+        let got: Vec<_> = std::iter::from_fn(|| s.pop_until(SimTime::MAX))
+            .map(|e| e.1)
+            .collect();
+        assert_eq!(
+            got,
+            [Event::Rto(2), Event::Rto(1), Event::Rto(3), Event::Rto(0)]
+        );
+        // an event scheduled by the one running is ordered from its clock
+        assert_eq!(s.running(), o(t, 0.2));
+        s.schedule(400, Event::Rto(4));
+        s.pop_until(SimTime::MAX);
+        assert_eq!(f64::from_bits(s.running().cause[0]), t);
     }
 
     /// The same check with events scheduled before the last one popped
@@ -563,7 +684,7 @@ mod tests {
                     u if u < 0.95 => now + (rng.uniform() * 1e6) as SimTime,
                     _ => now + (rng.uniform() * 1e10) as SimTime,
                 };
-                s.schedule(t, Event::UdpSend(i));
+                s.schedule_ordered(t, Event::UdpSend(i), Order::default());
                 reference.push((t, seq, Event::UdpSend(i)));
                 seq += 1;
             } else {
@@ -631,7 +752,7 @@ mod tests {
             if r < 0.5 {
                 let far = if rng.uniform() < 0.1 { 1000.0 } else { 1.0 };
                 let t = now + (rng.uniform() * scale * far) as SimTime;
-                s.schedule(t, Event::Rto(i));
+                s.schedule_ordered(t, Event::Rto(i), Order::default());
                 reference.push((t, seq, Event::Rto(i)));
                 seq += 1;
             } else {

@@ -14,6 +14,7 @@ use super::packet::{Kind, Packet, CE, ECT};
 use super::queue::Queue;
 use super::ring::Ring;
 use crate::rng::Rng;
+use crate::sched::Order;
 use crate::time::{tx_time_ns, SimTime};
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -105,8 +106,9 @@ pub struct Link {
     busy_until: SimTime,
     /// Start times (and sizes) of admitted packets still waiting.
     waiting: Ring<(SimTime, u32, Kind)>,
-    /// Every admitted packet not yet at the next hop, with its arrival time there.
-    pipe: Ring<(SimTime, Packet)>,
+    /// Every admitted packet not yet at the next hop, with its arrival time
+    /// there and the [`Order`] of that arrival (see [`Link::admit`]).
+    pipe: Ring<(SimTime, Order, Packet)>,
     /// Cached transmission times of the two common sizes.
     tx_cache: [(u32, SimTime); 2],
     pub counters: LinkCounters,
@@ -123,14 +125,22 @@ pub struct Link {
     /// Per mark, what was admitted before the snapshot but belongs after the
     /// mark (a packet handed on at a future instant).
     late: [Late; 2],
-    /// When the packet in transmission (or the last one sent) started: ns-2
-    /// scheduled the start of the next waiting packet then (see [`Link::waiting`]).
-    cur_start: SimTime,
-    /// The (id, delay, rate) of every link that feeds this one: a tie is
-    /// decided by when the arriving packet's link started sending it.
-    feeders: Vec<(u32, SimTime, f64)>,
-    /// Every feeder has the same delay and rate (a dumbbell's access links).
-    feeders_alike: bool,
+    /// The [`Order`] of the event that started the packet in transmission
+    /// (or the last one sent), and its transmission time as ns-2 computes it
+    /// (a double): ns-2 scheduled the start of the next waiting packet (the
+    /// queue's resume) in that event, that much later (see [`Link::waiting`]).
+    cur: (Order, f64),
+    /// The same for the last packet admitted (it may still wait).
+    last: (Order, f64),
+    /// The delay in seconds as ns-2 has it (a double).
+    delay_s: f64,
+}
+
+/// The order of the resume that a start of order `o`, sending for `txt`
+/// seconds, schedules (ns-2's `LinkDelay::recv`: `schedule(h, &intr_, txt)`).
+#[inline]
+fn resume((o, txt): (Order, f64)) -> Order {
+    o.then(txt)
 }
 
 /// Counts that belong after a snapshot instant though they were made before
@@ -183,14 +193,18 @@ impl DropCause {
 pub enum Admit {
     /// Lost, and why.
     Dropped(DropCause),
-    /// Admitted; `schedule` is Some(t) when the link had no pending delivery
-    /// event and one must be scheduled at t. `wait` is Some(start) when it waits
-    /// in the buffer until `start`.
+    /// Admitted; `schedule` is Some((t, cause)) when the link had no pending
+    /// delivery event and one must be scheduled at t. `wait` is Some(start)
+    /// when it waits in the buffer until `start`.
     Admitted {
-        schedule: Option<SimTime>,
+        schedule: Option<(SimTime, Order)>,
         wait: Option<SimTime>,
     },
 }
+
+/// An admitted packet: when it reaches the next hop, the [`Order`] of that
+/// arrival, and Some(start) if it waits in the buffer until `start`.
+pub type Admitted = (SimTime, Order, Option<SimTime>);
 
 impl Link {
     pub fn new(rate_bps: f64, delay_ns: SimTime, queue: Queue) -> Self {
@@ -212,9 +226,9 @@ impl Link {
             delivery_pending: false,
             marks: [SimTime::MAX; 2],
             late: [Late::default(); 2],
-            cur_start: 0,
-            feeders: Vec::new(),
-            feeders_alike: true,
+            cur: (Order::default(), 0.0),
+            last: (Order::default(), 0.0),
+            delay_s: delay_ns as f64 / 1e9,
         }
     }
 
@@ -319,21 +333,21 @@ impl Link {
     }
 
     /// Packets waiting in the buffer at `now` (not counting the one in
-    /// transmission), as an arrival of `arriving` bytes finds it (None: no
+    /// transmission), as an arrival of order `arriving` finds it (None: no
     /// arrival, a packet that starts at `now` has started).
     ///
     /// A tie — the arrival at the instant the next waiting packet starts — is
-    /// decided as ns-2 decides it: events of equal time run in the order they
-    /// were scheduled. The arrival was scheduled when the link it comes from
-    /// started sending it (`LinkDelay::recv`: its transmission time and that
-    /// link's delay earlier); the queue's resume that starts the next packet
-    /// when the current one started. The earlier-scheduled goes first; a
-    /// packet from an agent (no upstream link) comes after the departure.
+    /// decided as ns-2 decides it (see [`crate::sched`]): the arrival was
+    /// scheduled when the link it comes from started sending it
+    /// (`LinkDelay::recv`; a packet from an agent, in the event the agent
+    /// sends in), the queue's resume that starts the next packet when the
+    /// current one started (`cur`), each in ns-2's double clock. The one of
+    /// smaller [`Order`] goes first; a full tie, the departure.
     #[inline]
-    pub fn waiting(&mut self, now: SimTime, arriving: Option<(u32, u32)>) -> usize {
-        while let Some(&(start, _, _)) = self.waiting.front() {
-            if start < now || (start == now && !self.arrival_first(now, arriving)) {
-                self.cur_start = start;
+    pub fn waiting(&mut self, now: SimTime, arriving: Option<Order>) -> usize {
+        while let Some(&(start, bytes, _)) = self.waiting.front() {
+            if start < now || (start == now && !self.arrival_first(arriving)) {
+                self.cur = (resume(self.cur), self.ns2_tx(bytes));
                 self.waiting.pop_front();
             } else {
                 break;
@@ -342,52 +356,33 @@ impl Link {
         self.waiting.len()
     }
 
-    /// The links that feed this one: (id, delay ns, rate bit/s) each.
-    pub fn set_feeders(&mut self, mut feeders: Vec<(u32, SimTime, f64)>) {
-        feeders.sort_by_key(|f| f.0);
-        feeders.dedup_by_key(|f| f.0);
-        self.feeders_alike = feeders
-            .windows(2)
-            .all(|w| w[0].1 == w[1].1 && w[0].2 == w[1].2);
-        self.feeders = feeders;
+    /// At a tie, does the arrival come before the departure?
+    #[inline]
+    fn arrival_first(&self, arriving: Option<Order>) -> bool {
+        arriving.is_some_and(|o| o < resume(self.cur))
     }
 
-    /// At a tie, was the arrival (of `arriving` bytes from `upstream`)
-    /// scheduled before the departure?
-    #[cold]
-    #[inline(never)]
-    fn arrival_first(&self, now: SimTime, arriving: Option<(u32, u32)>) -> bool {
-        let Some((bytes, from)) = arriving else {
-            return false;
-        };
-        let f = &self.feeders;
-        let (delay, rate) = if from == u32::MAX || f.is_empty() {
-            return false;
-        } else if self.feeders_alike {
-            (f[0].1, f[0].2)
-        } else {
-            match f.binary_search_by_key(&from, |x| x.0) {
-                Ok(i) => (f[i].1, f[i].2),
-                Err(_) => return false,
-            }
-        };
-        let scheduled = now
-            .saturating_sub(delay)
-            .saturating_sub(tx_time_ns(bytes, rate));
-        scheduled < self.cur_start
+    /// ns-2's transmission time of `bytes` (`LinkDelay::txtime`), seconds.
+    #[inline]
+    fn ns2_tx(&self, bytes: u32) -> f64 {
+        8.0 * bytes as f64 / self.rate_bps
     }
 
-    /// A packet arrives at the link's input at `now`: the queue discipline
-    /// decides; if admitted, the packet's start of transmission and its
-    /// arrival time at the next hop follow at once. Returns the cause if
-    /// dropped, else (arrival at next hop, Some(start) if it waits in the buffer).
+    /// A packet arrives at the link's input at `now`, in an event of order
+    /// `order`: the queue discipline decides; if admitted, the packet's start
+    /// of transmission and its arrival time at the next hop follow at once.
+    /// Returns the cause if dropped, else the [`Admitted`] triple. The
+    /// arrival at the next hop is ordered as ns-2 schedules it: by the event
+    /// that starts the packet — the arriving one if the link is idle, else
+    /// the resume the previous packet's start scheduled — transmission time
+    /// plus delay later.
     #[inline(always)]
     fn admit(
         &mut self,
         pkt: &mut Packet,
         now: SimTime,
-        from: u32,
-    ) -> Result<(SimTime, Option<SimTime>), DropCause> {
+        order: Order,
+    ) -> Result<Admitted, DropCause> {
         self.counters.arrivals += 1;
         if self.down_from != SimTime::MAX && self.outage_loses(pkt.size_bytes, now) {
             return Err(self.dropped(now, DropCause::Outage));
@@ -396,12 +391,13 @@ impl Link {
             return Err(self.dropped(now, DropCause::Error));
         }
         let must_wait = self.busy_until > now;
+        let ends_now = self.busy_until == now;
         if let Queue::DropTail { limit } = self.queue {
-            if must_wait && self.waiting(now, Some((pkt.size_bytes, from))) >= limit as usize {
+            if must_wait && self.waiting(now, Some(order)) >= limit as usize {
                 return Err(self.dropped(now, DropCause::Overflow));
             }
-        } else if let Err(cause) = self.managed_admit(pkt, now, must_wait, from) {
-            return Err(self.dropped(now, cause));
+        } else if let Err(why) = self.managed_admit(pkt, now, must_wait, order) {
+            return Err(self.dropped(now, why));
         }
         let tx = self.tx_time(pkt.size_bytes);
         let start = self.busy_until.max(now);
@@ -411,17 +407,27 @@ impl Link {
         self.counters.admitted += 1;
         self.counters.admitted_bytes += pkt.size_bytes as u64;
         self.counters.busy_ns += tx;
+        let txt = self.ns2_tx(pkt.size_bytes);
         let wait = if start > now {
             self.waiting.push_back((start, pkt.size_bytes, pkt.kind));
+            self.last = (resume(self.last), txt);
             Some(start)
         } else {
-            self.cur_start = start;
+            // Every packet admitted before has started. If the last one ends
+            // now, ns-2's link is still blocked until its resume runs: an
+            // arrival before that resume is queued, and the resume starts it.
+            while self.waiting.pop_front().is_some() {}
+            let r = resume(self.last);
+            let by = if ends_now && order < r { r } else { order };
+            self.last = (by, txt);
+            self.cur = self.last;
             None
         };
         if end > self.marks[0] {
             self.count_late(now, Some((start, end)), None);
         }
-        Ok((end.saturating_add(self.delay_ns), wait))
+        let next = self.last.0.then(txt + self.delay_s);
+        Ok((end.saturating_add(self.delay_ns), next, wait))
     }
 
     /// Count a loss of an arrival at `now`.
@@ -444,10 +450,10 @@ impl Link {
         pkt: &mut Packet,
         now: SimTime,
         must_wait: bool,
-        from: u32,
+        order: Order,
     ) -> Result<(), DropCause> {
         // (pops the packets that have started, so the deque is what waits)
-        let waiting = self.waiting(now, Some((pkt.size_bytes, from)));
+        let waiting = self.waiting(now, Some(order));
         match &mut self.queue {
             Queue::DropTail { .. } => Ok(()),
             Queue::Red(red) => {
@@ -476,21 +482,27 @@ impl Link {
         }
     }
 
-    /// A packet arrives at `now` and stays on the link until it reaches the
-    /// next hop, which needs an event then.
+    /// A packet arrives at `now`, in an event scheduled at `now` (after any
+    /// departure of the same instant), and stays on the link until it
+    /// reaches the next hop, which needs an event then.
     #[inline]
     pub fn arrive(&mut self, pkt: Packet, now: SimTime) -> Admit {
-        self.arrive_from(pkt, now, u32::MAX)
+        let at = (now as f64 / 1e9).to_bits();
+        let order = Order {
+            clock: at,
+            cause: [at, at],
+        };
+        self.arrive_ordered(pkt, now, order)
     }
 
-    /// [`Link::arrive`] for a packet that link `from` delivers (`u32::MAX`:
-    /// from an agent); a tie with a departure depends on it (`waiting`).
+    /// [`Link::arrive`] in an event of order `order` (a tie with a departure
+    /// depends on it: `waiting`).
     #[inline]
-    pub fn arrive_from(&mut self, mut pkt: Packet, now: SimTime, from: u32) -> Admit {
-        match self.admit(&mut pkt, now, from) {
-            Err(cause) => Admit::Dropped(cause),
-            Ok((at, wait)) => Admit::Admitted {
-                schedule: self.hold(pkt, at),
+    pub fn arrive_ordered(&mut self, mut pkt: Packet, now: SimTime, order: Order) -> Admit {
+        match self.admit(&mut pkt, now, order) {
+            Err(why) => Admit::Dropped(why),
+            Ok((at, next, wait)) => Admit::Admitted {
+                schedule: self.hold(pkt, at, next),
                 wait,
             },
         }
@@ -500,28 +512,29 @@ impl Link {
     /// admits it to the next link at the returned arrival time, without an
     /// event. Valid when that next link has this link as its only input —
     /// this link's output is FIFO, so the next link still sees its arrivals
-    /// in time order. Returns the cause if dropped, else (arrival time, wait).
+    /// in time order. Returns the cause if dropped, else [`Admitted`].
     #[inline]
     pub fn pass(
         &mut self,
         pkt: &mut Packet,
         now: SimTime,
-        from: u32,
-    ) -> Result<(SimTime, Option<SimTime>), DropCause> {
-        self.admit(pkt, now, from)
+        order: Order,
+    ) -> Result<Admitted, DropCause> {
+        self.admit(pkt, now, order)
     }
 
-    /// Keep an admitted packet until it reaches the next hop at `at`.
-    /// Returns the time a delivery event must be scheduled for, if the link
-    /// has none pending (then it has one from now on).
+    /// Keep an admitted packet until it reaches the next hop at `at`, by an
+    /// arrival of order `order`. Returns the time (and order) a delivery
+    /// event must be scheduled for, if the link has none pending (then it has
+    /// one from now on).
     #[inline]
-    pub fn hold(&mut self, pkt: Packet, at: SimTime) -> Option<SimTime> {
-        self.pipe.push_back((at, pkt));
+    pub fn hold(&mut self, pkt: Packet, at: SimTime, order: Order) -> Option<(SimTime, Order)> {
+        self.pipe.push_back((at, order, pkt));
         if self.delivery_pending {
             return None;
         }
         self.delivery_pending = true;
-        self.next_delivery()
+        self.next_delivery_caused()
     }
 
     /// The link's delivery event fired: what arrives now is popped, and
@@ -536,20 +549,21 @@ impl Link {
     /// After [`Link::delivering`] and the pops: the time of the next delivery
     /// event to schedule, if one is needed and not already pending.
     #[inline]
-    pub fn delivered(&mut self) -> Option<SimTime> {
+    pub fn delivered(&mut self) -> Option<(SimTime, Order)> {
         if self.delivery_pending {
             return None;
         }
-        let next = self.next_delivery();
+        let next = self.next_delivery_caused();
         self.delivery_pending = next.is_some();
         next
     }
 
-    /// The head packet and its arrival time at the next hop, if that is by `now`.
+    /// The head packet, its arrival time at the next hop and that arrival's
+    /// order, if it arrives by `now`.
     #[inline]
-    pub fn pop_arrived(&mut self, now: SimTime) -> Option<(SimTime, Packet)> {
+    pub fn pop_arrived(&mut self, now: SimTime) -> Option<(SimTime, Order, Packet)> {
         match self.pipe.front() {
-            Some(&(at, _)) if at <= now => self.pipe.pop_front(),
+            Some(&(at, _, _)) if at <= now => self.pipe.pop_front(),
             _ => None,
         }
     }
@@ -583,7 +597,13 @@ impl Link {
     /// When the next delivery is due, if any packet is on the link.
     #[inline]
     pub fn next_delivery(&self) -> Option<SimTime> {
-        self.pipe.front().map(|&(at, _)| at)
+        self.pipe.front().map(|&(at, _, _)| at)
+    }
+
+    /// [`Link::next_delivery`] with the arrival's order.
+    #[inline]
+    fn next_delivery_caused(&self) -> Option<(SimTime, Order)> {
+        self.pipe.front().map(|&(at, c, _)| (at, c))
     }
 
     /// Serializer time spent up to `now` (exact: the serializer's busy periods
@@ -614,7 +634,7 @@ mod tests {
         assert!(matches!(
             l.arrive(pkt(0), 0),
             Admit::Admitted {
-                schedule: Some(13_000_000),
+                schedule: Some((13_000_000, _)),
                 wait: None
             }
         ));
@@ -627,7 +647,7 @@ mod tests {
         ));
         assert_eq!(l.next_delivery(), Some(13_000_000));
         assert!(l.pop_arrived(12_999_999).is_none());
-        assert_eq!(l.pop_arrived(13_000_000).unwrap().1.seq, 0);
+        assert_eq!(l.pop_arrived(13_000_000).unwrap().2.seq, 0);
         assert_eq!(l.next_delivery(), Some(21_000_000));
     }
 
@@ -648,16 +668,24 @@ mod tests {
         assert_eq!(l.counters.drops, 1);
     }
 
-    /// ns-2 runs events of equal time in the order they were scheduled. An
-    /// arrival at the instant the next waiting packet starts was scheduled when
-    /// its upstream link started sending it; the start, when the packet now in
-    /// transmission started. Buffer 2 at 1 Mb/s: packets 0, 1, 2 arrive at
-    /// 10 ms (0 sends, 1 and 2 wait); at 18 ms 1 starts.
+    /// An event at ns-2 clock `clock` s, scheduled in an event at `sched` s.
+    fn at(clock: f64, sched: f64) -> Order {
+        Order {
+            clock: clock.to_bits(),
+            cause: [sched.to_bits(), 0],
+        }
+    }
+
+    /// ns-2 runs events of equal time in the order they were scheduled, and
+    /// keeps time in doubles. An arrival at the instant the next waiting
+    /// packet starts was scheduled when its upstream link started sending it;
+    /// the start, when the packet now in transmission started. Buffer 2 at
+    /// 1 Mb/s: packets 0, 1, 2 arrive at 10 ms (0 sends, 1 and 2 wait); at
+    /// 18 ms 1 starts, by a resume 0's start scheduled at 10 ms.
     #[test]
-    fn a_tie_goes_to_whichever_ns2_scheduled_first() {
+    fn a_tie_goes_to_whichever_ns2_runs_first() {
         let full = || {
             let mut l = Link::new(1e6, 0, Queue::droptail(2));
-            l.set_feeders(vec![(9, 0, 100e6), (7, 5_000_000, 1e6)]);
             for s in 0..3 {
                 assert!(matches!(
                     l.arrive(pkt(s), 10_000_000),
@@ -666,28 +694,65 @@ mod tests {
             }
             l
         };
-        // from link 7 (5 ms, 1 Mb/s): scheduled at 18 − 5 − 8 = 5 ms, before the
-        // start (scheduled at 10 ms): it finds 1 and 2 waiting and is dropped
+        // scheduled at 5 ms, before the start: it finds 1 and 2 waiting and is dropped
         let mut l = full();
         assert!(matches!(
-            l.arrive_from(pkt(3), 18_000_000, 7),
+            l.arrive_ordered(pkt(3), 18_000_000, at(0.010 + 0.008, 0.005)),
             Admit::Dropped(_)
         ));
-        // from link 9 (no delay, 100 Mb/s): scheduled at 17.92 ms, after: 1 has left
+        // scheduled at 17.92 ms, after: 1 has left
         let mut l = full();
         assert!(matches!(
-            l.arrive_from(pkt(3), 18_000_000, 9),
+            l.arrive_ordered(pkt(3), 18_000_000, at(0.010 + 0.008, 0.01792)),
             Admit::Admitted { .. }
         ));
-        // from an agent: after the start, as before
+        // scheduled later, but its double clock is one bit below the start's
+        // (0.010 + 0.008): it runs first
+        let mut l = full();
+        let below = f64::from_bits((0.010f64 + 0.008).to_bits() - 1);
+        assert!(matches!(
+            l.arrive_ordered(pkt(3), 18_000_000, at(below, 0.01792)),
+            Admit::Dropped(_)
+        ));
+        // from an event scheduled at the instant: after the start
         let mut l = full();
         assert!(matches!(
-            l.arrive(pkt(3), 18_000_000),
+            l.arrive_ordered(pkt(3), 18_000_000, at(0.010 + 0.008, 0.010 + 0.008)),
             Admit::Admitted { .. }
         ));
         // counters count a packet that starts at the instant as started
         let mut l = full();
         assert_eq!(l.sent_packets_until(18_000_000), 2);
+    }
+
+    /// The arrival at the next hop is ordered by the event that started the
+    /// packet: the arriving one on an idle link; on a link whose last packet
+    /// ends at the instant, the queue's resume if the arrival runs before it
+    /// (ns-2's queue is still blocked: the packet waits for the resume).
+    #[test]
+    fn a_packet_is_started_by_the_event_ns2_starts_it_in() {
+        let mut l = Link::new(1e6, 5_000_000, Queue::droptail(10));
+        // the order of the arrival at the next hop of a packet admitted at once
+        let mut next = |s: u32, ms: SimTime, o: Order| {
+            l.pop_arrived(SimTime::MAX);
+            l.delivering();
+            match l.arrive_ordered(pkt(s), ms * 1_000_000, o) {
+                Admit::Admitted {
+                    schedule: Some((_, next)),
+                    wait: None,
+                } => next,
+                _ => panic!("admitted at once"),
+            }
+        };
+        let a = at(0.010, 0.001);
+        assert_eq!(next(0, 10, a), a.then(0.008 + 0.005));
+        // 18 ms: packet 0 ends; the resume is (0.010 + 0.008, scheduled at 0.010)
+        let resume = a.then(0.008);
+        let early = at(resume.clock(), 0.009);
+        assert_eq!(next(1, 18, early), resume.then(0.008 + 0.005));
+        // 26 ms: packet 1 ends; an arrival scheduled after the resume finds the link idle
+        let late = at(resume.then(0.008).clock(), 0.025);
+        assert_eq!(next(2, 26, late), late.then(0.008 + 0.005));
     }
 
     #[test]
@@ -751,7 +816,7 @@ mod tests {
         let lost: Vec<u32> = (0..12u32)
             .filter(|&i| {
                 let mut p = Packet::new(Kind::Data, 0, i, 1000);
-                l.admit(&mut p, i as SimTime * 1_000_000, u32::MAX) == Err(DropCause::Error)
+                l.admit(&mut p, i as SimTime * 1_000_000, Order::default()) == Err(DropCause::Error)
             })
             .collect();
         assert_eq!(lost, [0, 3, 4, 9]);
@@ -823,7 +888,7 @@ mod tests {
             }
         ));
         assert_eq!(l.counters.errors, 3);
-        assert_eq!(l.pop_arrived(13 * ms).unwrap().1.seq, 0);
+        assert_eq!(l.pop_arrived(13 * ms).unwrap().2.seq, 0);
         assert_eq!(l.next_delivery(), Some(43 * ms));
     }
 

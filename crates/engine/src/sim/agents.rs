@@ -4,21 +4,33 @@
 
 use super::{Agent, Sim};
 use crate::net::packet::Packet;
-use crate::sched::Event;
+use crate::sched::{Event, Order};
 use crate::time::{secs, SimTime};
 
 impl Sim {
-    /// Send what the sender produced, keep its timer in the event queue, trace.
-    pub(super) fn after_sender(&mut self, f: u32, now: SimTime, out: &mut Vec<Packet>) {
+    /// Send what the sender produced in an event of order `order`, keep its
+    /// timer in the event queue, trace.
+    pub(super) fn after_sender(
+        &mut self,
+        f: u32,
+        now: SimTime,
+        out: &mut Vec<Packet>,
+        order: Order,
+    ) {
         for p in out.drain(..) {
             self.rec.send(now, f, p.seq, p.rtx);
-            self.forward(p, now);
+            self.forward(p, now, order);
         }
         if let Agent::Tcp { snd, .. } = &mut self.agents[f as usize] {
             if let Some(d) = snd.rto_deadline {
+                let armed = &mut self.rto_orders[f as usize];
+                if armed.0 != d {
+                    // (re)armed in this event: ns-2 reschedules its timer now
+                    *armed = (d, order.then(d.saturating_sub(now) as f64 / 1e9));
+                }
                 if d < snd.rto_entry {
                     snd.rto_entry = d;
-                    self.sched.schedule(d, Event::Rto(f));
+                    self.sched.schedule_ordered(d, Event::Rto(f), armed.1);
                 }
             }
             // the pacer: at most one pending event per flow
@@ -46,12 +58,13 @@ impl Sim {
                 Some(d) if d <= now => snd.on_timeout(now, &mut out),
                 Some(d) => {
                     snd.rto_entry = d;
-                    self.sched.schedule(d, Event::Rto(f));
+                    self.sched
+                        .schedule_ordered(d, Event::Rto(f), self.rto_orders[f as usize].1);
                 }
                 None => {}
             }
         }
-        self.after_sender(f, now, &mut out);
+        self.after_sender(f, now, &mut out, self.sched.running());
         self.out = out;
     }
 
@@ -63,7 +76,7 @@ impl Sim {
             snd.pace_deadline = None;
             snd.send_much(now, 0, &mut out);
         }
-        self.after_sender(f, now, &mut out);
+        self.after_sender(f, now, &mut out, self.sched.running());
         self.out = out;
     }
 
@@ -81,7 +94,7 @@ impl Sim {
                 }
                 let mut out = std::mem::take(&mut self.out);
                 snd.start(now, &mut out);
-                self.after_sender(f, now, &mut out);
+                self.after_sender(f, now, &mut out, self.sched.running());
                 self.out = out;
             }
             Agent::Udp { src, .. } => {
@@ -113,7 +126,7 @@ impl Sim {
         if next < self.flows[f as usize].stop {
             self.sched.schedule(next, Event::AppWrite(f));
         }
-        self.after_sender(f, now, &mut out);
+        self.after_sender(f, now, &mut out, self.sched.running());
         self.out = out;
     }
 
@@ -147,7 +160,7 @@ impl Sim {
                 self.sched.schedule(t, Event::UdpSend(f));
             }
         }
-        self.forward(p, now);
+        self.forward(p, now, self.sched.running());
     }
 
     pub(super) fn trace_tcp(&mut self, f: u32, now: SimTime) {

@@ -14,7 +14,7 @@ use crate::scenario::{
     outage_schedule, Direction, ErrorModelKind, FlowKind, FlowPlan, LinkPlan, LinkSpec, Plan,
     QueuePlan, RateShape, Scenario, Selection,
 };
-use crate::sched::{Event, Scheduler};
+use crate::sched::{Event, Order, Scheduler};
 use crate::tcp::sender::TcpSender;
 use crate::tcp::sink::TcpSink;
 use crate::time::SimTime;
@@ -191,16 +191,15 @@ impl Sim {
             rec.playback = Some(Default::default());
         }
         if plan.warmup_ns > 0 {
-            sched.schedule(plan.warmup_ns, Event::Warmup);
+            sched.schedule_measure(plan.warmup_ns, Event::Warmup);
         }
         if rec.interval_ns > 0 && (rec.tcp.is_some() || rec.rtt.is_some()) {
-            sched.schedule(0, Event::Sample);
+            sched.schedule_measure(0, Event::Sample);
         }
         let nflows = flows.len();
         let single_input = single_input_links(links.len(), &plan.flows);
         let candidates = victim_candidates(&links, &plan.flows);
         let mut hops = Vec::new();
-        let mut feeders = vec![Vec::new(); links.len()];
         let mut route_at = Vec::with_capacity(nflows);
         for (f, a) in plan.flows.iter().zip(&agents) {
             // the receiver takes packets without an event (see `forward`)
@@ -217,24 +216,15 @@ impl Sim {
                 );
                 at[d] = (hops.len() as u32, route.len() as u32);
                 for (h, &link) in route.iter().enumerate() {
-                    if h > 0 {
-                        // a tie at `link` is decided by when its feeder sent the packet
-                        let up = &plan.links[route[h - 1] as usize];
-                        feeders[link as usize].push((up.id, up.delay_ns, up.rate_bps));
-                    }
                     let next = match route.get(h + 1) {
                         Some(&n) if single_input[n as usize] => Next::Link,
                         None if d == FORWARD as usize && sink_chained => Next::Receiver,
                         _ => Next::Event,
                     };
-                    let from = if h > 0 { route[h - 1] } else { u32::MAX };
-                    hops.push(Hop { link, next, from });
+                    hops.push(Hop { link, next });
                 }
             }
             route_at.push(at);
-        }
-        for (l, f) in links.iter_mut().zip(feeders) {
-            l.set_feeders(f);
         }
         let selectors = links.iter().any(|l| match &l.queue {
             Queue::Threshold(t) => t.selection != Selection::FirstArrival,
@@ -254,6 +244,7 @@ impl Sim {
             agents,
             apps,
             out: Vec::with_capacity(64),
+            rto_orders: vec![(SimTime::MAX, Order::default()); nflows],
             rec,
             flow_drops: vec![0; nflows],
             warm_done: warmup == 0,

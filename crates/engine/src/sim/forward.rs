@@ -6,7 +6,7 @@ use super::{Agent, Sim};
 use crate::net::link::{Admit, DropCause};
 use crate::net::packet::{Kind, Packet, FORWARD};
 use crate::net::queue::Queue;
-use crate::sched::Event;
+use crate::sched::{Event, Order};
 use crate::time::SimTime;
 
 /// One hop of a route: the link, and how a packet leaving it goes on (see
@@ -15,8 +15,6 @@ use crate::time::SimTime;
 pub(super) struct Hop {
     pub(super) link: u32,
     pub(super) next: Next,
-    /// The link before this one on the route (`u32::MAX`: the first hop).
-    pub(super) from: u32,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -44,8 +42,8 @@ impl Sim {
                 continue;
             }
             let l = last.link as usize;
-            while let Some((at, p)) = self.links[l].pop_arrived(end) {
-                self.forward(p, at);
+            while let Some((at, order, p)) = self.links[l].pop_arrived(end) {
+                self.forward(p, at, order);
             }
         }
     }
@@ -55,18 +53,18 @@ impl Sim {
     /// hands the packet on at once (see `Link::pass`): the packet costs an
     /// event only where it meets other traffic or an agent — four per data
     /// packet and its ack on the dumbbell.
+    ///
+    /// `order` is the [`Order`] of the event the packet arrives in (or is
+    /// sent in, by an agent): as ns-2 orders events, it decides ties with
+    /// other events of the same instant (see [`crate::sched`]).
     #[inline]
-    pub(super) fn forward(&mut self, mut p: Packet, mut now: SimTime) {
+    pub(super) fn forward(&mut self, mut p: Packet, mut now: SimTime, mut order: Order) {
         let (base, len) = self.route_at[p.flow as usize][p.dir as usize];
         let class = (p.kind == Kind::Udp) as u8;
         let end = base + len;
         let mut i = base + p.hop as u32;
         while i < end {
-            let Hop {
-                link: l,
-                next,
-                from,
-            } = self.hops[i as usize];
+            let Hop { link: l, next } = self.hops[i as usize];
             i += 1;
             // Chained: the next link has no other input, or this is the last
             // hop and the receiver takes the packet at once (it would be the
@@ -77,12 +75,12 @@ impl Sim {
                 Next::Receiver => self.links[l as usize].next_delivery().is_none(),
             };
             if chained {
-                match self.links[l as usize].pass(&mut p, now, from) {
-                    Err(cause) => {
-                        self.dropped(&p, l, now, cause);
+                match self.links[l as usize].pass(&mut p, now, order) {
+                    Err(why) => {
+                        self.dropped(&p, l, now, why);
                         return;
                     }
-                    Ok((at, wait)) => {
+                    Ok((at, next_order, wait)) => {
                         if let Some(start) = wait {
                             self.rec.queue_wait(now, start, l, class);
                         }
@@ -96,23 +94,24 @@ impl Sim {
                             // warm-up snapshot still to be taken: an event
                             // delivers it then (or never), as for any packet.
                             p.hop = (i - base) as u8;
-                            if let Some(t) = self.links[l as usize].hold(p, at) {
-                                self.sched.schedule(t, Event::LinkDeliver(l));
+                            if let Some((t, c)) = self.links[l as usize].hold(p, at, next_order) {
+                                self.sched.schedule_ordered(t, Event::LinkDeliver(l), c);
                             }
                             return;
                         }
                         now = at;
+                        order = next_order;
                         continue;
                     }
                 }
             }
             // where the packet goes on when the link delivers it
             p.hop = (i - base) as u8;
-            match self.links[l as usize].arrive_from(p, now, from) {
-                Admit::Dropped(cause) => self.dropped(&p, l, now, cause),
+            match self.links[l as usize].arrive_ordered(p, now, order) {
+                Admit::Dropped(why) => self.dropped(&p, l, now, why),
                 Admit::Admitted { schedule, wait } => {
-                    if let Some(at) = schedule {
-                        self.sched.schedule(at, Event::LinkDeliver(l));
+                    if let Some((at, c)) = schedule {
+                        self.sched.schedule_ordered(at, Event::LinkDeliver(l), c);
                     }
                     if let Some(start) = wait {
                         self.rec.queue_wait(now, start, l, class);
@@ -137,15 +136,15 @@ impl Sim {
                     }
                     if sink.prior_ack.is_some() {
                         let a = sink.prior_ack.take().unwrap();
-                        self.forward(a, now);
+                        self.forward(a, now, order);
                     }
                     if let Some(a) = ack {
-                        self.forward(a, now);
+                        self.forward(a, now, order);
                     }
                 } else {
                     let mut out = std::mem::take(&mut self.out);
                     snd.on_ack(&p, sink.take_sack(&p), now, &mut out);
-                    self.after_sender(p.flow, now, &mut out);
+                    self.after_sender(p.flow, now, &mut out, order);
                     self.out = out;
                 }
             }

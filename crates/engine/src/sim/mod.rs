@@ -23,7 +23,7 @@ use crate::net::link::{Link, LinkSnapshot};
 use crate::net::packet::Packet;
 use crate::record::Recorder;
 use crate::scenario::{FlowKind, Plan, Scenario, Variant};
-use crate::sched::{Event, Scheduler};
+use crate::sched::{Event, Order, Scheduler};
 use crate::tcp::sender::TcpSender;
 use crate::tcp::sink::TcpSink;
 use crate::time::SimTime;
@@ -76,6 +76,9 @@ pub struct Sim {
     /// Per flow: the application of a TCP flow that is not a bulk transfer.
     apps: Vec<Option<CbrApp>>,
     out: Vec<Packet>,
+    /// Per TCP flow: its retransmission deadline and the [`Order`] ns-2 gives
+    /// the timer's expiry (`clock_ + rtt_timeout()` of the event that armed it).
+    rto_orders: Vec<(SimTime, Order)>,
     rec: Recorder,
     flow_drops: Vec<u64>,
     /// The warm-up snapshot has been taken (or there is none).
@@ -111,13 +114,13 @@ impl Sim {
     /// The tables are written at an event every 10 ms of simulated time (a
     /// table once it holds `rows` rows), so a run that does not stream its
     /// traces does no work for it; those events change neither the order of
-    /// the others (equal times run first-scheduled-first) nor the reported
-    /// event count.
+    /// the others (a measurement goes before the simulated events of its
+    /// nanosecond and schedules none of them) nor the reported event count.
     pub fn spill_traces(mut self, dir: std::path::PathBuf, rows: usize) -> Self {
         self.rec.spill_to(dir, rows);
         if self.rec.spill.is_some() {
             self.sched
-                .schedule(SPILL_EVERY_NS.min(self.end), Event::Spill);
+                .schedule_measure(SPILL_EVERY_NS.min(self.end), Event::Spill);
         }
         self
     }
@@ -131,7 +134,8 @@ impl Sim {
         if self.rec.spill(now) {
             return true;
         }
-        self.sched.schedule(now + SPILL_EVERY_NS, Event::Spill);
+        self.sched
+            .schedule_measure(now + SPILL_EVERY_NS, Event::Spill);
         false
     }
 
@@ -148,11 +152,12 @@ impl Sim {
             match ev {
                 Event::LinkDeliver(l) => {
                     self.links[l as usize].delivering();
-                    while let Some((_, p)) = self.links[l as usize].pop_arrived(now) {
-                        self.forward(p, now);
+                    while let Some((_, order, p)) = self.links[l as usize].pop_arrived(now) {
+                        self.forward(p, now, order);
                     }
-                    if let Some(at) = self.links[l as usize].delivered() {
-                        self.sched.schedule(at, Event::LinkDeliver(l));
+                    if let Some((at, order)) = self.links[l as usize].delivered() {
+                        self.sched
+                            .schedule_ordered(at, Event::LinkDeliver(l), order);
                     }
                 }
                 Event::Rto(f) => self.rto_event(f, now),
@@ -160,7 +165,7 @@ impl Sim {
                 Event::DelAck(f) => {
                     if let Agent::Tcp { sink, .. } = &mut self.agents[f as usize] {
                         if let Some(a) = sink.on_delack_timer(now) {
-                            self.forward(a, now);
+                            self.forward(a, now, self.sched.running());
                         }
                     }
                 }
@@ -191,7 +196,7 @@ impl Sim {
                         self.trace_tcp(f as u32, now);
                     }
                     self.sched
-                        .schedule(now + self.rec.interval_ns, Event::Sample);
+                        .schedule_measure(now + self.rec.interval_ns, Event::Sample);
                 }
             }
         }
