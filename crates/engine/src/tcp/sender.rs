@@ -72,6 +72,10 @@ pub struct TcpSender {
     /// RACK-TLP's reordering or probe timer, when it holds the one timer
     /// in the RTO's place (`rto_deadline` is then its time).
     early: Option<Early>,
+    /// Loss recovery runs RACK-TLP (the `linux` profile with SACK).
+    rack: bool,
+    /// `send_hooks` has something to do (`hooks` or `rack`).
+    send_hooks_on: bool,
 }
 
 /// A RACK-TLP timer due before the RTO (Linux's `icsk_pending`).
@@ -103,12 +107,16 @@ impl TcpSender {
         if p.profile == Profile::Linux {
             rtt.use_linux();
         }
+        let mut rec = Recovery::new(p.variant, p.profile == Profile::Linux);
+        let rack = rec.rack_mut().is_some();
         TcpSender {
             flow,
             p,
             st: TcpState::new(&p),
             cc,
-            rec: Recovery::new(p.variant, p.profile == Profile::Linux),
+            rec,
+            rack,
+            send_hooks_on: hooks || rack,
             sent_at: Vec::new(),
             rate: matches!(p.cc, super::cc::Cc::Bbr).then(Box::default),
             pacing_rate_bps: 0.0,
@@ -247,11 +255,8 @@ impl TcpSender {
         }
         let force_timer = self.st.highest_ack == self.st.maxseq;
         self.counters.sent += 1;
-        if self.hooks {
+        if self.send_hooks_on {
             self.send_hooks(seqno, size, now);
-        }
-        if let Some(r) = self.rec.rack_mut() {
-            r.on_send(seqno, now, self.st.highest_ack + 1, self.st.maxseq);
         }
         if seqno > self.st.maxseq {
             self.st.maxseq = seqno;
@@ -286,10 +291,13 @@ impl TcpSender {
         }
     }
 
-    /// What a controller with per-packet state notes as packet `seqno` of
+    /// What a controller with per-packet state (or RACK) notes as packet `seqno` of
     /// `size` bytes leaves (before `maxseq` moves).
     #[inline(never)]
     fn send_hooks(&mut self, seqno: i64, size: u32, now: SimTime) {
+        if self.rack {
+            self.rack_on_send(seqno, now);
+        }
         if let Some(r) = &mut self.rate {
             // the rate table keeps the send times too
             let rtx = seqno <= self.st.maxseq;
@@ -402,6 +410,7 @@ impl TcpSender {
     /// The timer half of ns-2 `newack()`: an RTT sample (Karn's rule: only
     /// for the timed packet, which a retransmission stops timing), then
     /// re-arm the timer. Returns the sample, seconds.
+    #[inline(always)]
     fn newack_timing(&mut self, ack: i64, now: SimTime) -> Option<f64> {
         if self.rtt.linux.is_some() {
             return self.linux_timing(ack, now);
@@ -525,8 +534,24 @@ impl TcpSender {
         self.set_rtx_timer(now);
     }
 
-    /// Hand RACK the time and the smoothed RTT of the event at hand.
+    /// RACK notes the send time of packet `seqno` (before `maxseq` moves).
     #[inline]
+    fn rack_on_send(&mut self, seqno: i64, now: SimTime) {
+        let (base, maxseq) = (self.st.highest_ack + 1, self.st.maxseq);
+        if let Some(r) = self.rec.rack_mut() {
+            r.on_send(seqno, now, base, maxseq);
+        }
+    }
+
+    /// A tail loss probe repaired a loss: reduce the window once (CWR).
+    #[cold]
+    fn probe_reduce(&mut self, window: f64) {
+        self.cc.on_congestion_event(window, false, false);
+        self.cwr_pending = self.st.ecn;
+    }
+
+    /// Hand RACK the time and the smoothed RTT of the event at hand.
+    #[inline(never)]
     fn rack_clock(&mut self, now: SimTime) -> bool {
         let srtt = self.rtt.linux.as_ref().map_or(0, |l| l.srtt_us >> 3) as SimTime * 1000;
         match self.rec.rack_mut() {
@@ -540,7 +565,7 @@ impl TcpSender {
     }
 
     /// Apply one of loss recovery's actions.
-    #[inline]
+    #[inline(always)]
     fn apply(&mut self, a: Action, now: SimTime, out: &mut Vec<Packet>) {
         match a {
             Action::NewAck { ack, acked, grow } => {
@@ -592,10 +617,7 @@ impl TcpSender {
                 }
             }
             Action::ExitRecovery => {}
-            Action::Reduce { window } => {
-                self.cc.on_congestion_event(window, false, false);
-                self.cwr_pending = self.st.ecn;
-            }
+            Action::Reduce { window } => self.probe_reduce(window),
             Action::ResetTimer { mild } => self.reset_rtx_timer(now, mild, false),
             Action::Newtimer(ack) => self.newtimer(ack, now),
             Action::ResetBackoff => self.rtt.reset_backoff(),
@@ -691,7 +713,7 @@ impl TcpSender {
         }
         let mut acts = Actions::default();
         let cwnd = self.cc.cwnd();
-        let rack = self.rack_clock(now);
+        let rack = self.rack && self.rack_clock(now);
         self.rec
             .on_ack(&mut self.st, cumulative_ack(pkt), sack, cwnd, &mut acts);
         for &a in acts.as_slice() {
