@@ -53,8 +53,10 @@ pub enum Profile {
     #[serde(rename = "ns2-2001")]
     Ns2v2001,
     /// Linux's defaults (`include/net/tcp.h`, `net/ipv4/tcp_cong.c`):
-    /// IW10 (`TCP_INIT_CWND`, RFC 6928), SACK recovery sending by PRR
-    /// (RFC 6937, `tcp::recovery::sack::Prr`), a 200 ms minimum
+    /// IW10 (`TCP_INIT_CWND`, RFC 6928), SACK recovery that detects losses
+    /// by RACK-TLP (RFC 8985, `tcp::recovery::rack`) and sends by PRR
+    /// (RFC 6937, `tcp::recovery::sack::Prr`), Linux's RTO estimator
+    /// (`tcp::rtt::LinuxRtt`) with a 200 ms minimum
     /// RTO (`TCP_RTO_MIN`), a 1 s initial RTO (`TCP_TIMEOUT_INIT`, RFC 6298),
     /// a 120 s maximum (`TCP_RTO_MAX`), delayed acks every second segment
     /// or after 40 ms (`TCP_DELACK_MIN`), and the window counted in
@@ -142,9 +144,10 @@ impl Profile {
                 max_rto_ns: 64 * S,
             },
             Profile::Linux => TcpDefaults {
-                // net.ipv4.tcp_sack 1: SACK-based recovery (RACK-TLP, the
-                // kernel's loss detection since 4.18, is not modelled: the
-                // scoreboard's three-duplicate rule stands in for it)
+                // net.ipv4.tcp_sack 1: SACK-based recovery, with RACK-TLP
+                // loss detection (net.ipv4.tcp_recovery 1, the default
+                // since 4.18; tcp::recovery::rack) in place of the
+                // scoreboard's three-duplicate rule
                 variant: Variant::Sack,
                 // TCP_INIT_CWND 10 ("Initial window of 10 segments", RFC 6928)
                 initial_cwnd: 10,
@@ -155,7 +158,8 @@ impl Profile {
                 limited_transmit: true,
                 // RTTs are measured in µs since 4.x; the estimator's tick
                 tick_ns: MS,
-                // TCP_RTO_MIN (HZ / 5)
+                // TCP_RTO_MIN (HZ / 5): the floor of rttvar in Linux's RTO
+                // = srtt + rttvar (tcp::rtt::LinuxRtt), not of the RTO
                 min_rto_ns: 200 * MS,
                 // TCP_TIMEOUT_INIT (1 * HZ), RFC 6298 §2.1
                 initial_rto_ns: S,

@@ -3,6 +3,10 @@
 //! srtt ← srtt + (m − srtt)/8, rttvar ← rttvar + (|m − srtt| − rttvar)/4,
 //! RTO = srtt + 4·rttvar, clamped to [min_rto, max_rto] after backoff.
 //! One segment is timed per RTT (no timestamps option), Karn's rule applies.
+//!
+//! Under the `linux` profile the estimator is Linux's instead
+//! ([`LinuxRtt`]): `tcp_rtt_estimator` and `__tcp_set_rto` of
+//! `net/ipv4/tcp_input.c`, in microseconds.
 
 use crate::time::{secs, SimTime};
 
@@ -34,6 +38,89 @@ pub struct RttEstimator {
     /// The timed segment and when it was sent.
     pub timed_seq: i64,
     pub timed_at: SimTime,
+    /// Linux's estimator (the `linux` profile), if it replaces ns-2's.
+    pub linux: Option<LinuxRtt>,
+}
+
+/// Linux's RTT estimator and RTO (`tcp_rtt_estimator`, `tcp_set_rto`,
+/// `__tcp_set_rto`, `tcp_bound_rto` in `net/ipv4/tcp_input.c`), all in µs:
+///
+/// * srtt as RFC 6298 (gain 1/8), kept as 8·srtt;
+/// * `mdev` the mean deviation (gain 1/4), kept as 4·mdev — but when a
+///   sample is *below* srtt its deviation enters with gain 1/32 instead
+///   (a falling RTT must not raise the RTO: the Eifel-like rule);
+/// * `mdev_max`: the largest 4·mdev within the current RTT, restarted at
+///   `TCP_RTO_MIN` once per RTT (when the cumulative ack passes
+///   `rtt_seq`, the next packet to send when the last RTT began);
+/// * `rttvar` follows `mdev_max` up at once and down by 1/4 of the gap
+///   per RTT, so it never goes below `TCP_RTO_MIN`;
+/// * RTO = srtt + rttvar, at most `TCP_RTO_MAX`, doubled per backoff.
+///
+/// The first sample m sets srtt = m, 4·mdev = 2m and rttvar =
+/// max(2m, `TCP_RTO_MIN`). For a steady RTT R, 4·mdev decays to 0 and
+/// rttvar to `TCP_RTO_MIN`: RTO → R + 200 ms, where ns-2's (and RFC 6298's
+/// with its 1 s floor lowered to 200 ms) gives max(R + 4·rttvar, 200 ms).
+/// Jiffies are not modelled (`usecs_to_jiffies` rounds the RTO up to one).
+#[derive(Clone, Debug, Default)]
+pub struct LinuxRtt {
+    /// 8 × srtt, µs (0: no sample yet).
+    pub srtt_us: i64,
+    /// 4 × mdev, µs.
+    pub mdev_us: i64,
+    pub mdev_max_us: i64,
+    pub rttvar_us: i64,
+    /// The packet whose cumulative ack ends this RTT (`rtt_seq`).
+    pub rtt_seq: i64,
+    /// `TCP_RTO_MIN` (the profile's `min_rto`), µs.
+    pub rto_min_us: i64,
+}
+
+impl LinuxRtt {
+    /// One sample `m_us` on an ack whose cumulative ack is `una` (the first
+    /// packet not acked), `nxt` the next packet to send.
+    pub fn sample(&mut self, m_us: i64, una: i64, nxt: i64) {
+        let mut m = m_us.max(1);
+        let mut srtt = self.srtt_us;
+        if srtt != 0 {
+            m -= srtt >> 3; // the error of the estimate
+            srtt += m; // srtt = 7/8 srtt + 1/8 m
+            if m < 0 {
+                m = -m - (self.mdev_us >> 2);
+                if m > 0 {
+                    m >>= 3; // a falling RTT: gain 1/32
+                }
+            } else {
+                m -= self.mdev_us >> 2;
+            }
+            self.mdev_us += m; // 4·mdev = 3/4 · 4·mdev + |error|
+            if self.mdev_us > self.mdev_max_us {
+                self.mdev_max_us = self.mdev_us;
+                if self.mdev_max_us > self.rttvar_us {
+                    self.rttvar_us = self.mdev_max_us;
+                }
+            }
+            if una > self.rtt_seq {
+                // an RTT has passed: rttvar decays toward this RTT's maximum
+                if self.mdev_max_us < self.rttvar_us {
+                    self.rttvar_us -= (self.rttvar_us - self.mdev_max_us) >> 2;
+                }
+                self.rtt_seq = nxt;
+                self.mdev_max_us = self.rto_min_us;
+            }
+        } else {
+            srtt = m << 3;
+            self.mdev_us = m << 1; // rto = 3·m
+            self.rttvar_us = self.mdev_us.max(self.rto_min_us);
+            self.mdev_max_us = self.rttvar_us;
+            self.rtt_seq = nxt;
+        }
+        self.srtt_us = srtt.max(1);
+    }
+
+    /// `__tcp_set_rto`: srtt + rttvar, µs.
+    pub fn rto_us(&self) -> i64 {
+        (self.srtt_us >> 3) + self.rttvar_us
+    }
 }
 
 impl RttEstimator {
@@ -59,6 +146,7 @@ impl RttEstimator {
             active: false,
             timed_seq: -1,
             timed_at: 0,
+            linux: None,
         };
         e.refresh();
         e
@@ -66,6 +154,24 @@ impl RttEstimator {
 
     fn refresh(&mut self) {
         self.timeout_ns = crate::time::from_secs(self.timeout_s());
+    }
+
+    /// Use Linux's estimator (the `linux` profile) from now on.
+    pub fn use_linux(&mut self) {
+        self.linux = Some(LinuxRtt {
+            rto_min_us: (self.min_rto_s * 1e6).round() as i64,
+            ..Default::default()
+        });
+    }
+
+    /// Feed Linux's estimator one sample of `m` ns (see [`LinuxRtt::sample`]);
+    /// a sample ends any backoff (`tcp_ack_update_rtt`).
+    pub fn update_linux(&mut self, m: SimTime, una: i64, nxt: i64) {
+        let l = self.linux.as_mut().expect("Linux's estimator");
+        l.sample((m / 1000) as i64, una, nxt);
+        self.t_rtxcur_s = l.rto_us() as f64 * 1e-6;
+        self.backoff = 1;
+        self.refresh();
     }
 
     /// Reset the backoff after a valid RTT sample or a partial ack.
@@ -111,6 +217,10 @@ impl RttEstimator {
 
     /// The timeout to arm now, seconds (ns-2 `rtt_timeout()` with `rfc2988_`).
     pub fn timeout_s(&self) -> f64 {
+        if self.linux.is_some() {
+            // Linux's RTO has its floor inside (rttvar ≥ TCP_RTO_MIN)
+            return (self.t_rtxcur_s * self.backoff as f64).min(self.max_rto_s);
+        }
         let mut t = if self.t_rtxcur_s < self.min_rto_s {
             self.min_rto_s * self.backoff as f64
         } else {
@@ -127,6 +237,13 @@ impl RttEstimator {
 
     /// Double the backoff after a timeout (ns-2 `rtt_backoff()`).
     pub fn back_off(&mut self) {
+        if self.linux.is_some() {
+            // `icsk_backoff++`; the RTO doubles up to TCP_RTO_MAX
+            if self.timeout_s() < self.max_rto_s {
+                self.backoff <<= 1;
+            }
+            return self.refresh();
+        }
         if self.backoff < 64 || self.timeout_s() < self.max_rto_s {
             self.backoff <<= 1;
         }
@@ -140,11 +257,18 @@ impl RttEstimator {
     /// RTT variation, seconds (ns-2's `t_rttvar_` holds 4 × rttvar in ticks;
     /// its variable trace prints `t_rttvar_ · tick / 4`, unrounded, as here).
     pub fn rttvar_s(&self) -> f64 {
+        if let Some(l) = &self.linux {
+            // the kernel reports mdev (`tcpi_rttvar` = mdev_us / 4)
+            return (l.mdev_us >> 2) as f64 * 1e-6;
+        }
         self.t_rttvar as f64 * self.tick_s / (1 << T_RTTVAR_BITS) as f64
     }
 
     /// Smoothed RTT, seconds (0 before the first sample).
     pub fn srtt_s(&self) -> f64 {
+        if let Some(l) = &self.linux {
+            return (l.srtt_us >> 3) as f64 * 1e-6;
+        }
         (self.t_srtt >> T_SRTT_BITS) as f64 * self.tick_s
     }
 }
@@ -209,6 +333,66 @@ mod tests {
         let mut e = est();
         e.update(2_005_000_000, 1.0);
         assert!((e.t_rtxcur_s - 3.0).abs() < 1e-9);
+    }
+
+    /// Linux's `tcp_rtt_estimator` and `__tcp_set_rto`, worked by hand (µs;
+    /// srtt8 = 8·srtt, mdev = 4·mdev, TCP_RTO_MIN = 200 000), one sample
+    /// per RTT (each ack's una passes the last rtt_seq):
+    ///
+    /// 1. m = 100 000 (first): srtt8 = 800 000, mdev = 2m = 200 000,
+    ///    rttvar = max(200 000, 200 000), mdev_max = rttvar; RTO = 100 000 +
+    ///    200 000 = 300 ms.
+    /// 2. m = 100 000: error 0, mdev += 0 − 200 000/4 → 150 000 (below
+    ///    mdev_max); an RTT passed: rttvar stays (mdev_max = rttvar),
+    ///    mdev_max ← 200 000. RTO = 300 ms — where ns-2's formula gives
+    ///    max(100 + 4·rttvar, 200) and falls to 200 ms for a steady RTT.
+    /// 3. m = 300 000: error 200 000, srtt8 = 1 000 000 (125 ms); mdev +=
+    ///    200 000 − 150 000/4 = 162 500 → 312 500 > mdev_max → mdev_max =
+    ///    rttvar = 312 500. RTO = 125 000 + 312 500 = 437 500.
+    /// 4. m = 100 000: error −25 000, srtt8 = 975 000 (121 875); |error| −
+    ///    mdev/4 = 25 000 − 78 125 = −53 125 (negative: no 1/8 scaling),
+    ///    mdev = 259 375 → mdev_max = 259 375 < rttvar: an RTT passed, so
+    ///    rttvar −= (312 500 − 259 375) >> 2 = 13 281 → 299 219. RTO =
+    ///    121 875 + 299 219 = 421 094.
+    /// 5. m = 50 000 (the RTT falls): error −71 875, srtt8 = 903 125
+    ///    (112 890); 71 875 − 259 375/4 = 71 875 − 64 843 = 7 032 > 0, so
+    ///    scaled by 1/8 (the Eifel-like rule) → 879: mdev = 260 254 =
+    ///    mdev_max; rttvar −= (299 219 − 260 254) >> 2 = 9 741 → 289 478.
+    ///    RTO = 112 890 + 289 478 = 402 368.
+    #[test]
+    fn linux_rto_follows_the_kernels_estimator() {
+        let mut l = LinuxRtt {
+            rto_min_us: 200_000,
+            ..Default::default()
+        };
+        let mut rtos = vec![];
+        for (i, m) in [100_000, 100_000, 300_000, 100_000, 50_000]
+            .iter()
+            .enumerate()
+        {
+            let una = 10 * i as i64 + 1;
+            l.sample(*m, una, una + 9);
+            rtos.push(l.rto_us());
+        }
+        assert_eq!(rtos, [300_000, 300_000, 437_500, 421_094, 402_368]);
+        assert_eq!(
+            (l.srtt_us >> 3, l.mdev_us, l.rttvar_us),
+            (112_890, 260_254, 289_478)
+        );
+        // and through the estimator, in seconds, backing off to TCP_RTO_MAX
+        let mut e = RttEstimator::new(1_000_000, 1_000_000_000, 200_000_000, 120_000_000_000, 0.0);
+        e.use_linux();
+        assert_eq!(e.timeout_s(), 1.0); // TCP_TIMEOUT_INIT
+        for k in 0..50 {
+            e.update_linux(100_000_000, 10 * k + 1, 10 * k + 10);
+        }
+        assert!((e.timeout_s() - 0.3).abs() < 1e-9, "{}", e.timeout_s());
+        e.back_off();
+        assert!((e.timeout_s() - 0.6).abs() < 1e-9);
+        for _ in 0..20 {
+            e.back_off();
+        }
+        assert_eq!(e.timeout_s(), 120.0);
     }
 
     #[test]

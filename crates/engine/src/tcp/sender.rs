@@ -69,6 +69,22 @@ pub struct TcpSender {
     /// Time of this sender's live entry in the event queue (MAX if none).
     pub rto_entry: SimTime,
     pub counters: TcpCounters,
+    /// RACK-TLP's reordering or probe timer, when it holds the one timer
+    /// in the RTO's place (`rto_deadline` is then its time).
+    early: Option<Early>,
+    /// Loss recovery runs RACK-TLP (the `linux` profile with SACK).
+    rack: bool,
+    /// `send_hooks` has something to do (`hooks` or `rack`).
+    send_hooks_on: bool,
+}
+
+/// A RACK-TLP timer due before the RTO (Linux's `icsk_pending`).
+#[derive(Clone, Copy, Debug)]
+struct Early {
+    at: SimTime,
+    probe: bool,
+    /// The RTO deadline it displaced.
+    rto: Option<SimTime>,
 }
 
 /// "Infinite" data for a bulk sender (ns-2 `TCP_MAXSEQ`).
@@ -81,12 +97,26 @@ impl TcpSender {
             b.seed = flow;
         }
         let hooks = cc.wants_ack_rtt() || cc.sees_every_ack();
+        let mut rtt = RttEstimator::new(
+            p.tick_ns,
+            p.initial_rto_ns,
+            p.min_rto_ns,
+            p.max_rto_ns,
+            boot_time_s,
+        );
+        if p.profile == Profile::Linux {
+            rtt.use_linux();
+        }
+        let mut rec = Recovery::new(p.variant, p.profile == Profile::Linux);
+        let rack = rec.rack_mut().is_some();
         TcpSender {
             flow,
             p,
             st: TcpState::new(&p),
             cc,
-            rec: Recovery::new(p.variant, p.profile == Profile::Linux),
+            rec,
+            rack,
+            send_hooks_on: hooks || rack,
             sent_at: Vec::new(),
             rate: matches!(p.cc, super::cc::Cc::Bbr).then(Box::default),
             pacing_rate_bps: 0.0,
@@ -98,17 +128,12 @@ impl TcpSender {
             ect: false,
             cwr_pending: false,
             ecn_backoff: false,
-            rtt: RttEstimator::new(
-                p.tick_ns,
-                p.initial_rto_ns,
-                p.min_rto_ns,
-                p.max_rto_ns,
-                boot_time_s,
-            ),
+            rtt,
             active: false,
             rto_deadline: None,
             rto_entry: SimTime::MAX,
             counters: TcpCounters::default(),
+            early: None,
         }
     }
 
@@ -228,7 +253,7 @@ impl TcpSender {
         }
         let force_timer = self.st.highest_ack == self.st.maxseq;
         self.counters.sent += 1;
-        if self.hooks {
+        if self.send_hooks_on {
             self.send_hooks(seqno, size, now);
         }
         if seqno > self.st.maxseq {
@@ -268,10 +293,13 @@ impl TcpSender {
         }
     }
 
-    /// What a controller with per-packet state notes as packet `seqno` of
+    /// What a controller with per-packet state (or RACK) notes as packet `seqno` of
     /// `size` bytes leaves (before `maxseq` moves).
     #[inline(never)]
     fn send_hooks(&mut self, seqno: i64, size: u32, now: SimTime) {
+        if self.rack {
+            self.rack_on_send(seqno, now);
+        }
         if let Some(r) = &mut self.rate {
             // the rate table keeps the send times too
             let rtx = seqno <= self.st.maxseq;
@@ -384,7 +412,11 @@ impl TcpSender {
     /// The timer half of ns-2 `newack()`: an RTT sample (Karn's rule: only
     /// for the timed packet, which a retransmission stops timing), then
     /// re-arm the timer. Returns the sample, seconds.
+    #[inline(always)]
     fn newack_timing(&mut self, ack: i64, now: SimTime) -> Option<f64> {
+        if self.rtt.linux.is_some() {
+            return self.linux_timing(ack, now);
+        }
         let mut sample = None;
         if self.rtt.active && ack >= self.rtt.timed_seq {
             // (not while marks keep a one-packet window backed off)
@@ -401,8 +433,141 @@ impl TcpSender {
         sample
     }
 
-    /// Apply one of loss recovery's actions.
+    /// The timer half of a new ack under the `linux` profile: Linux's
+    /// estimator takes a sample on every ack — with RACK, from the send
+    /// time of the first packet the ack covers (the timestamp it echoes);
+    /// otherwise from the one timed packet, Karn's rule applying.
+    #[cold]
+    fn linux_timing(&mut self, ack: i64, now: SimTime) -> Option<f64> {
+        let m = match self.rec.rack_mut() {
+            Some(r) => r.ack_rtt.take(),
+            None if self.rtt.active && ack >= self.rtt.timed_seq => {
+                self.rtt.active = false;
+                Some(now - self.rtt.timed_at)
+            }
+            None => None,
+        };
+        if let Some(m) = m {
+            self.rtt
+                .update_linux(m, ack + 1, self.st.maxseq.max(ack) + 1);
+        }
+        self.newtimer(ack, now);
+        m.map(crate::time::secs)
+    }
+
+    /// Re-arm the one timer after an ack or a timer under RACK-TLP: the
+    /// reordering timer if RACK waits for one, else the probe timeout in
+    /// the open state (RFC 8985 §7.2, Linux's `tcp_schedule_loss_probe`),
+    /// whichever is due before the RTO, which stays underneath.
+    #[cold]
+    fn linux_timer(&mut self, now: SimTime) {
+        let Recovery::Sack(x) = &self.rec else {
+            return;
+        };
+        let Some(r) = x.rack.as_deref() else {
+            return;
+        };
+        // the RTO the ns-2 logic wants: the displaced one while the early
+        // timer is still in place, else whatever it has set since
+        let rto = match (self.rto_deadline, self.early.take()) {
+            (Some(d), Some(e)) if d == e.at => e.rto,
+            (d, _) => d,
+        };
+        self.rto_deadline = rto;
+        let Some(rto_at) = rto else {
+            return;
+        };
+        let in_flight = self.st.maxseq - self.st.highest_ack;
+        let want = if let Some(at) = r.reo_at {
+            Some((at, false))
+        } else if !x.fastrecov
+            && !x.after_timeout
+            && x.scb.total() == 0
+            && r.tlp_high.is_none()
+            && in_flight > 0
+        {
+            let srtt = self.rtt.linux.as_ref().map_or(0, |l| l.srtt_us >> 3) as SimTime * 1000;
+            let pto = if srtt == 0 {
+                self.p.initial_rto_ns // TCP_TIMEOUT_INIT
+            } else if in_flight == 1 {
+                // room for the receiver's delayed ack
+                2 * srtt + self.p.min_rto_ns
+            } else {
+                2 * srtt + super::recovery::rack::TIMEOUT_MIN_NS
+            };
+            Some((now + pto, true))
+        } else {
+            None
+        };
+        if let Some((at, probe)) = want {
+            if at < rto_at {
+                self.early = Some(Early { at, probe, rto });
+                self.rto_deadline = Some(at);
+            }
+        }
+    }
+
+    /// The probe timeout (Linux's `tcp_send_loss_probe`): one packet
+    /// whatever the window — new data if any may go, else the last packet
+    /// again; the RTO restarts from it.
+    #[cold]
+    fn send_probe(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        let st = &self.st;
+        let new = st.t_seqno > st.maxseq
+            && st.t_seqno < st.curseq
+            && st.t_seqno <= st.highest_ack + st.wnd as i64;
+        let seq = if new {
+            self.st.t_seqno
+        } else if st.maxseq > st.highest_ack {
+            st.maxseq
+        } else {
+            return;
+        };
+        self.output(seq, now, out);
+        if new {
+            self.st.t_seqno += 1;
+        }
+        let high = self.st.maxseq;
+        if let Some(r) = self.rec.rack_mut() {
+            r.tlp_high = Some(high);
+            r.tlp_retrans = !new;
+            r.probes += 1;
+        }
+        self.set_rtx_timer(now);
+    }
+
+    /// RACK notes the send time of packet `seqno` (before `maxseq` moves).
     #[inline]
+    fn rack_on_send(&mut self, seqno: i64, now: SimTime) {
+        let (base, maxseq) = (self.st.highest_ack + 1, self.st.maxseq);
+        if let Some(r) = self.rec.rack_mut() {
+            r.on_send(seqno, now, base, maxseq);
+        }
+    }
+
+    /// A tail loss probe repaired a loss: reduce the window once (CWR).
+    #[cold]
+    fn probe_reduce(&mut self, window: f64) {
+        self.cc.on_congestion_event(window, false, false);
+        self.cwr_pending = self.st.ecn;
+    }
+
+    /// Hand RACK the time and the smoothed RTT of the event at hand.
+    #[inline(never)]
+    fn rack_clock(&mut self, now: SimTime) -> bool {
+        let srtt = self.rtt.linux.as_ref().map_or(0, |l| l.srtt_us >> 3) as SimTime * 1000;
+        match self.rec.rack_mut() {
+            Some(r) => {
+                r.now = now;
+                r.srtt = srtt;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Apply one of loss recovery's actions.
+    #[inline(always)]
     fn apply(&mut self, a: Action, now: SimTime, out: &mut Vec<Packet>) {
         match a {
             Action::NewAck { ack, acked, grow } => {
@@ -454,6 +619,7 @@ impl TcpSender {
                 }
             }
             Action::ExitRecovery => {}
+            Action::Reduce { window } => self.probe_reduce(window),
             Action::ResetTimer { mild } => self.reset_rtx_timer(now, mild, false),
             Action::Newtimer(ack) => self.newtimer(ack, now),
             Action::ResetBackoff => self.rtt.reset_backoff(),
@@ -549,6 +715,7 @@ impl TcpSender {
         }
         let mut acts = Actions::default();
         let cwnd = self.cc.cwnd();
+        let rack = self.rack && self.rack_clock(now);
         self.rec
             .on_ack(&mut self.st, cumulative_ack(pkt), sack, cwnd, &mut acts);
         for &a in acts.as_slice() {
@@ -556,6 +723,9 @@ impl TcpSender {
         }
         if !self.active && self.st.highest_ack >= self.st.maxseq {
             self.cancel_rtx_timer();
+        }
+        if rack {
+            self.linux_timer(now);
         }
     }
 
@@ -588,11 +758,36 @@ impl TcpSender {
     /// The retransmission timer fired.
     pub fn on_timeout(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         self.rto_deadline = None;
+        if let Some(e) = self.early.take() {
+            if e.at == now {
+                return self.early_timeout(e, now, out);
+            }
+        }
         if !self.active && self.st.highest_ack >= self.st.maxseq {
             return;
         }
         self.rec.on_timeout(&mut self.st);
         self.base_timeout(now, out);
+    }
+
+    /// RACK's reordering timer or TLP's probe timer fired in the RTO's place.
+    #[cold]
+    fn early_timeout(&mut self, e: Early, now: SimTime, out: &mut Vec<Packet>) {
+        self.rto_deadline = e.rto;
+        self.rack_clock(now);
+        if e.probe {
+            self.send_probe(now, out);
+        } else {
+            let mut acts = Actions::default();
+            let cwnd = self.cc.cwnd();
+            if let Recovery::Sack(x) = &mut self.rec {
+                x.on_reo_timeout(&mut self.st, cwnd, &mut acts);
+            }
+            for &a in acts.as_slice() {
+                self.apply(a, now, out);
+            }
+        }
+        self.linux_timer(now);
     }
 }
 

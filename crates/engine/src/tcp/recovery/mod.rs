@@ -9,6 +9,7 @@
 //! itself, and it does not know the connection.
 
 pub mod newreno;
+pub mod rack;
 pub mod reno;
 pub mod sack;
 pub mod tahoe;
@@ -44,6 +45,9 @@ pub enum Action {
     Deflate(i64),
     /// Send this packet again.
     Retransmit(i64),
+    /// A loss repaired without recovery (a tail loss probe's): reduce the
+    /// window once for the window in use `window` (Linux's CWR state).
+    Reduce { window: f64 },
     /// Send what the window allows, at most `maxburst` packets (0: no limit).
     SendMuch { maxburst: u32 },
     /// Limited transmit: one new packet on an early duplicate ack.
@@ -109,17 +113,28 @@ fn new_ack(st: &mut TcpState, ack: i64, grow: bool) -> Action {
 }
 
 impl Recovery {
-    /// `prr`: SACK recovery sends by Proportional Rate Reduction (the
-    /// `linux` profile) instead of ns-2's pipe < cwnd.
-    pub fn new(v: Variant, prr: bool) -> Self {
+    /// `linux`: SACK recovery detects losses by RACK-TLP and sends by
+    /// Proportional Rate Reduction (the `linux` profile) instead of ns-2's
+    /// three duplicate acks and pipe < cwnd.
+    pub fn new(v: Variant, linux: bool) -> Self {
         match v {
             Variant::Tahoe => Recovery::Tahoe,
             Variant::Reno => Recovery::Reno,
             Variant::NewReno => Recovery::NewReno(newreno::State::default()),
             Variant::Sack => Recovery::Sack(sack::State {
-                prr: prr.then(sack::Prr::default),
+                prr: linux.then(sack::Prr::default),
+                rack: linux.then(Box::default),
                 ..Default::default()
             }),
+        }
+    }
+
+    /// RACK's state, if this recovery runs it.
+    #[inline]
+    pub fn rack_mut(&mut self) -> Option<&mut rack::Rack> {
+        match self {
+            Recovery::Sack(x) => x.rack.as_deref_mut(),
+            _ => None,
         }
     }
 

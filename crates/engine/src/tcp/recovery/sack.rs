@@ -6,6 +6,7 @@
 //! first the holes below the highest SACKed packet, then new data — and
 //! ends when an ack covers everything sent before it began (`recover`).
 
+use super::rack::Rack;
 use super::{fast_retransmit, new_ack, Action, Actions, FastRetransmit};
 use crate::net::packet::SackBlock;
 use crate::tcp::state::{CwndAction, TcpState};
@@ -32,7 +33,26 @@ impl Scoreboard {
     }
 
     /// Record a duplicate ack's cumulative ack and SACK blocks.
+    #[inline]
     pub fn update(&mut self, last_ack: i64, blocks: &[SackBlock]) {
+        self.update_with(last_ack, blocks, |_| {})
+    }
+
+    /// Packet `seq` is held by the receiver (above the cumulative ack).
+    #[inline]
+    pub fn is_sacked(&self, seq: i64) -> bool {
+        seq >= self.base && self.sacked.get((seq - self.base) as usize) == Some(&true)
+    }
+
+    /// Packets SACKed above the cumulative ack.
+    #[inline]
+    pub fn total(&self) -> i64 {
+        self.total as i64
+    }
+
+    /// The same, telling `newly` each packet SACKed for the first time.
+    #[inline]
+    pub fn update_with(&mut self, last_ack: i64, blocks: &[SackBlock], mut newly: impl FnMut(i64)) {
         let old_total = self.total;
         self.changed = false;
         if self.base <= last_ack {
@@ -62,6 +82,7 @@ impl Scoreboard {
                 if !self.sacked[i] {
                     self.sacked[i] = true;
                     self.total += 1;
+                    newly(seq);
                 }
             }
         }
@@ -156,6 +177,9 @@ pub struct State {
     /// Set by a timeout until the next new ack (ns-2 `timeout_`).
     pub after_timeout: bool,
     pub scb: Scoreboard,
+    /// RACK-TLP loss detection (the `linux` profile), replacing the
+    /// duplicate-ack threshold and the scoreboard's holes.
+    pub rack: Option<Box<Rack>>,
 }
 
 impl State {
@@ -169,7 +193,11 @@ impl State {
         acts: &mut Actions,
     ) {
         let before = (st.highest_ack, self.scb.total as i64);
-        self.on_ack_inner(st, ack, blocks, cwnd, acts);
+        if self.rack.is_some() {
+            self.on_ack_rack(st, ack, blocks, cwnd, acts);
+        } else {
+            self.on_ack_inner(st, ack, blocks, cwnd, acts);
+        }
         if self.fastrecov {
             if let Some(p) = &mut self.prr {
                 let this = (st.highest_ack - before.0) + (self.scb.total as i64 - before.1);
@@ -240,6 +268,21 @@ impl State {
     }
 
     fn dupack_action(&mut self, st: &mut TcpState, cwnd: f64, acts: &mut Actions) {
+        self.enter_recovery(st, cwnd, acts, true);
+    }
+
+    /// Start recovery (ns-2's `dupack_action`, Linux's `tcp_enter_recovery`).
+    /// `fast_retransmit`: ns-2's way — the pipe estimated from the
+    /// duplicate threshold, the first hole retransmitted at once (PRR's
+    /// first packet out); otherwise RACK's — its lost packets go by PRR,
+    /// the first one at once.
+    fn enter_recovery(
+        &mut self,
+        st: &mut TcpState,
+        cwnd: f64,
+        acts: &mut Actions,
+        fast_retransmit_now: bool,
+    ) {
         let reduce = match fast_retransmit(st, false) {
             FastRetransmit::Reduce => true,
             FastRetransmit::AfterEcn => false,
@@ -249,17 +292,18 @@ impl State {
             st.recover = st.maxseq;
         }
         acts.push(Action::ResetTimer { mild: true });
-        self.pipe = st.maxseq - st.highest_ack - st.dupack_threshold as i64;
+        if fast_retransmit_now {
+            self.pipe = st.maxseq - st.highest_ack - st.dupack_threshold as i64;
+            self.scb.mark_retran(st.highest_ack + 1);
+        }
         self.fastrecov = true;
         if let Some(p) = &mut self.prr {
-            // the fast retransmission below is PRR's first packet out
             *p = Prr {
-                out: 1,
+                out: i64::from(fast_retransmit_now),
                 prior_cwnd: cwnd as i64,
                 ..Default::default()
             };
         }
-        self.scb.mark_retran(st.highest_ack + 1);
         st.last_cwnd_action = CwndAction::Dupack;
         acts.push(if reduce {
             Action::EnterRecovery {
@@ -269,7 +313,11 @@ impl State {
         } else {
             Action::RepairAfterEcn { to_one: false }
         });
-        acts.push(Action::Retransmit(st.last_ack + 1));
+        acts.push(if fast_retransmit_now {
+            Action::Retransmit(st.last_ack + 1)
+        } else {
+            Action::SendMuch { maxburst: 0 }
+        });
     }
 
     /// SACK's own `send_much()`, one packet per call: the next packet to
@@ -296,7 +344,11 @@ impl State {
         if !open || st.last_ack + 1 >= st.curseq {
             return None;
         }
-        let seq = match self.scb.next_retran() {
+        let hole = match &mut self.rack {
+            None => self.scb.next_retran(),
+            Some(r) => r.next_lost(st.highest_ack + 1, st.maxseq),
+        };
+        let seq = match hole {
             None => {
                 let room = if self.fastrecov {
                     st.t_seqno <= st.highest_ack + wnd
@@ -312,7 +364,7 @@ impl State {
                 }
             }
             Some(x) => {
-                if st.recover > 0 && x <= st.highest_ack + wnd {
+                if (st.recover > 0 || self.rack.is_some()) && x <= st.highest_ack + wnd {
                     self.scb.mark_retran(x);
                     x
                 } else {
@@ -345,6 +397,157 @@ impl State {
         self.fastrecov = false;
         self.after_timeout = true;
         self.scb.clear();
+        if let Some(r) = &mut self.rack {
+            r.on_timeout(st.highest_ack + 1, st.maxseq);
+        }
+    }
+
+    /// An ack under RACK (Linux's `tcp_ack` with `tcp_fastretrans_alert`):
+    /// the scoreboard takes the SACK blocks, then the cumulative ack; each
+    /// packet delivered moves RACK; detection marks what is lost, and a
+    /// loss outside recovery starts it. Recovery then sends by PRR, lost
+    /// packets first, and ends when `recover` is acked, as without RACK.
+    fn on_ack_rack(
+        &mut self,
+        st: &mut TcpState,
+        ack: i64,
+        blocks: &[SackBlock],
+        cwnd: f64,
+        acts: &mut Actions,
+    ) {
+        let valid = ack >= st.last_ack;
+        let mut r = self.rack.take().expect("RACK");
+        let now = r.now;
+        if self.after_timeout && ack <= st.last_ack {
+            // after a timeout duplicate acks are ignored until a new ack
+            if valid && st.dupacks == 0 {
+                acts.push(Action::SendMuch { maxburst: 0 });
+            }
+            self.rack = Some(r);
+            return;
+        }
+        let una = st.highest_ack;
+        // SACK first, then the cumulative ack (the kernel's order)
+        self.scb.update_with(una, blocks, |k| r.on_sacked(k, now));
+        let changed = self.scb.changed;
+        if ack > una {
+            let scb = &self.scb;
+            r.on_cum_ack(una, ack, now, |k| scb.is_sacked(k));
+            self.scb.update(ack, &[]);
+        }
+        // the probe's fate (`tcp_process_tlp_ack`)
+        if let Some(high) = r.tlp_high {
+            if ack >= high {
+                if !r.tlp_retrans || (ack == st.last_ack && !changed) {
+                    // new data acked, or a plain duplicate ack: the
+                    // original arrived as well as the probe — no loss
+                    r.tlp_high = None;
+                } else if ack > high {
+                    // the probe repaired a loss: reduce once (CWR)
+                    r.tlp_high = None;
+                    r.probe_recoveries += 1;
+                    acts.push(Action::Reduce {
+                        window: st.windowd(cwnd),
+                    });
+                }
+            }
+        }
+        let dupack = ack == st.last_ack && changed;
+        if !self.fastrecov {
+            if ack > st.last_ack {
+                acts.push(new_ack(st, ack, true));
+                self.after_timeout = false;
+            } else if dupack {
+                st.dupacks += 1;
+            }
+            let zero_wnd = self.scb.total() >= st.dupack_threshold as i64;
+            if r.wants_detection(self.scb.total() > 0, false) {
+                let scb = &self.scb;
+                r.detect(st.highest_ack + 1, st.maxseq, now, r.srtt, zero_wnd, |k| {
+                    scb.is_sacked(k)
+                });
+            } else if ack > una {
+                // an ack that moves snd_una re-arms the probe or the RTO
+                // in the reordering timer's place (`FLAG_SET_XMIT_TIMER`)
+                r.reo_at = None;
+            }
+            if r.lost > 0 {
+                self.enter_recovery(st, cwnd, acts, false);
+                if self.fastrecov {
+                    // a reduction ends any probe's watch
+                    // (`tcp_init_cwnd_reduction` clears `tlp_high_seq`)
+                    r.tlp_high = None;
+                }
+            } else if dupack && st.limited_transmit {
+                acts.push(Action::SendOne);
+            }
+            if valid && st.dupacks == 0 && !self.fastrecov {
+                acts.push(Action::SendMuch { maxburst: 0 });
+            }
+        } else {
+            if ack >= st.recover {
+                st.recover = 0;
+                self.fastrecov = false;
+                acts.push(Action::ExitRecovery);
+                acts.push(new_ack(st, ack, false));
+                self.after_timeout = false;
+            } else if ack > st.highest_ack {
+                // a partial ack
+                st.highest_ack = ack;
+                acts.push(Action::Newtimer(ack));
+                acts.push(Action::ResetBackoff);
+            }
+            if r.wants_detection(true, true) {
+                let scb = &self.scb;
+                r.detect(st.highest_ack + 1, st.maxseq, now, r.srtt, true, |k| {
+                    scb.is_sacked(k)
+                });
+            } else if ack > una {
+                r.reo_at = None;
+            }
+            if valid {
+                acts.push(Action::SendMuch { maxburst: 0 });
+            }
+        }
+        // Linux's pipe: in flight, less SACKed, less lost and not resent
+        self.pipe = (st.maxseq - st.highest_ack) - self.scb.total() - r.lost;
+        self.rack = Some(r);
+    }
+
+    /// The reordering timer fired (`tcp_rack_reo_timeout`): mark what is
+    /// lost by now; a loss outside recovery starts it; send.
+    pub fn on_reo_timeout(&mut self, st: &mut TcpState, cwnd: f64, acts: &mut Actions) {
+        let Some(mut r) = self.rack.take() else {
+            return;
+        };
+        let zero_wnd = self.fastrecov || self.scb.total() >= st.dupack_threshold as i64;
+        let scb = &self.scb;
+        let marked = r.detect(
+            st.highest_ack + 1,
+            st.maxseq,
+            r.now,
+            r.srtt,
+            zero_wnd,
+            |k| scb.is_sacked(k),
+        );
+        self.pipe = (st.maxseq - st.highest_ack) - self.scb.total() - r.lost;
+        self.rack = Some(r);
+        if marked > 0 {
+            if !self.fastrecov {
+                self.enter_recovery(st, cwnd, acts, false);
+                if let Some(r) = &mut self.rack {
+                    r.tlp_high = None;
+                }
+                if let Some(p) = &mut self.prr {
+                    // `tcp_cwnd_reduction(sk, 1, ...)`: one packet's worth
+                    p.this = 1;
+                    p.delivered = 1;
+                    p.sndcnt = None;
+                }
+            } else {
+                acts.push(Action::SendMuch { maxburst: 0 });
+            }
+        }
     }
 }
 

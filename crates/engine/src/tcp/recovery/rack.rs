@@ -1,0 +1,431 @@
+//! RACK-TLP loss detection (RFC 8985) for SACK under the `linux` profile,
+//! as Linux runs it (`net/ipv4/tcp_recovery.c`, `tcp_send_loss_probe` and
+//! `tcp_schedule_loss_probe` in `tcp_output.c`).
+//!
+//! RACK (RFC 8985 §6.2) marks a packet lost by time, not by count: "a
+//! segment is lost if a segment sent sufficiently later has been
+//! delivered". It remembers the send time of the most recently sent
+//! packet that was delivered (cumulatively acked or SACKed), `RACK.xmit_ts`,
+//! and that packet's RTT, `RACK.rtt`; a packet sent before it and not yet
+//! delivered is lost once
+//!
+//! > `RACK.rtt + RACK.reo_wnd − (Now − Segment.xmit_ts) <= 0`
+//!
+//! and otherwise the reordering timer waits for the largest such remainder.
+//! The reordering window is Linux's `tcp_rack_reo_wnd`: `min_rtt/4`
+//! (capped at srtt), but 0 — no waiting — in recovery or once as many
+//! packets are SACKed as the reordering degree (3, the duplicate
+//! threshold), as long as no reordering has been seen (the engine's links
+//! never reorder, so it never is). A packet already marked lost is skipped
+//! until it is retransmitted; a retransmission can be marked lost again.
+//!
+//! TLP (RFC 8985 §7): in the open state (no recovery, nothing SACKed) with
+//! data in flight, a probe timeout `PTO = 2·srtt` (plus `TCP_RTO_MIN` for
+//! the receiver's delayed ack when one packet is in flight, else two
+//! jiffies), never later than the RTO, sends one packet regardless of the
+//! window: new data if there is any, else the last packet again. At most
+//! one probe is outstanding. The probe's loss detection (`tcp_process_tlp_ack`,
+//! RFC 8985 §7.4): an ack beyond the probe after a retransmitted probe means
+//! the probe repaired a loss, and the window is reduced once (Linux's CWR);
+//! a pure duplicate ack says the original arrived too (Linux has the DSACK
+//! for this; the engine's receiver sends none, so the plain duplicate ack
+//! the probe's arrival causes is what tells).
+//!
+//! One timer per flow: the reordering timer and the probe timer take the
+//! retransmission timer's place while they are due earlier (Linux's
+//! `icsk_pending`), and the RTO comes back once they have run.
+
+use crate::time::SimTime;
+
+/// A packet has been retransmitted (Linux `TCPCB_EVER_RETRANS`).
+const RETRANS: u8 = 1;
+/// RACK marked the packet lost and it has not been retransmitted since.
+const LOST: u8 = 2;
+
+/// `TCP_TIMEOUT_MIN` (2 jiffies) at `HZ` 250, the probe timer's slack when
+/// more than one packet is in flight.
+pub const TIMEOUT_MIN_NS: SimTime = 8_000_000;
+/// `TCP_TIMEOUT_MIN_US`, added to the reordering timer.
+pub const TIMEOUT_MIN_US_NS: SimTime = 2_000_000;
+
+#[derive(Clone, Copy, Default)]
+struct Seg {
+    /// When the packet last left (its latest transmission).
+    at: SimTime,
+    flags: u8,
+}
+
+/// RACK's state and the send times it reads.
+pub struct Rack {
+    /// Per packet above the cumulative ack: packet k at slot k mod len.
+    segs: Vec<Seg>,
+    /// `RACK.xmit_ts`, `RACK.end_seq` (the packet), `RACK.rtt`.
+    pub xmit_ts: SimTime,
+    pub end_seq: i64,
+    pub rtt: SimTime,
+    /// RACK's packet was a retransmission.
+    xmit_rtx: bool,
+    /// A delivery moved RACK since the last detection (`rack.advanced`).
+    advanced: bool,
+    /// The smallest RTT seen (Linux's windowed `tcp_min_rtt`; a flow's
+    /// path does not change in the engine).
+    pub min_rtt: SimTime,
+    /// Packets marked lost and not retransmitted since (Linux `lost_out`
+    /// less `retrans_out`).
+    pub lost: i64,
+    /// Retransmitted packets not yet cumulatively acked.
+    rtx_out: i64,
+    /// The lowest packet that may be marked lost (a scan hint).
+    lost_from: i64,
+    /// Reordering timer: when the packet that waits longest is due (with
+    /// `TCP_TIMEOUT_MIN_US`), if one waits.
+    pub reo_at: Option<SimTime>,
+    /// The RTT sample of the last cumulative ack: now − the latest send of
+    /// the first packet it covered (with timestamps, `tcp_rtt_tsopt_us`).
+    pub ack_rtt: Option<SimTime>,
+    /// The outstanding probe: the highest packet sent when it left
+    /// (`tlp_high_seq`), and whether it was a retransmission.
+    pub tlp_high: Option<i64>,
+    pub tlp_retrans: bool,
+    /// Probes sent (Linux `TCPLossProbes`) and the losses they repaired
+    /// (`TCPLossProbeRecovery`).
+    pub probes: u64,
+    pub probe_recoveries: u64,
+    /// The time and the smoothed RTT of the event being handled (the
+    /// connection sets them before it hands recovery an ack or a timer).
+    pub now: SimTime,
+    pub srtt: SimTime,
+}
+
+impl Default for Rack {
+    fn default() -> Self {
+        Rack {
+            segs: Vec::new(),
+            xmit_ts: 0,
+            end_seq: -1,
+            rtt: 0,
+            xmit_rtx: false,
+            advanced: false,
+            min_rtt: SimTime::MAX,
+            lost: 0,
+            rtx_out: 0,
+            lost_from: 0,
+            reo_at: None,
+            ack_rtt: None,
+            tlp_high: None,
+            tlp_retrans: false,
+            probes: 0,
+            probe_recoveries: 0,
+            now: 0,
+            srtt: 0,
+        }
+    }
+}
+
+impl Rack {
+    #[inline]
+    fn seg(&self, seq: i64) -> Seg {
+        self.segs[seq as usize & (self.segs.len() - 1)]
+    }
+
+    #[inline]
+    fn seg_mut(&mut self, seq: i64) -> &mut Seg {
+        let m = self.segs.len() - 1;
+        &mut self.segs[seq as usize & m]
+    }
+
+    /// Packet `seq` leaves at `now`; `base` is the first packet not
+    /// cumulatively acked, `maxseq` the highest sent before this one.
+    pub fn on_send(&mut self, seq: i64, now: SimTime, base: i64, maxseq: i64) {
+        let span = (seq - base) as usize;
+        if span >= self.segs.len() {
+            let len = (2 * span).next_power_of_two().max(64);
+            let mut grown = vec![Seg::default(); len];
+            if !self.segs.is_empty() {
+                for k in base..=maxseq.min(seq - 1) {
+                    grown[k as usize & (len - 1)] = self.seg(k);
+                }
+            }
+            self.segs = grown;
+        }
+        let rtx = seq <= maxseq;
+        let old = self.seg(seq).flags;
+        if rtx {
+            self.rtx_out += i64::from(old & RETRANS == 0);
+            self.lost -= i64::from(old & LOST != 0);
+        }
+        *self.seg_mut(seq) = Seg {
+            at: now,
+            flags: if rtx { RETRANS } else { 0 },
+        };
+    }
+
+    /// `RACK_update` (RFC 8985 §6.2 step 2) for a packet just delivered.
+    #[inline]
+    fn advance(&mut self, seq: i64, now: SimTime) {
+        let s = self.seg(seq);
+        let rtt = now.saturating_sub(s.at);
+        // a retransmission delivered sooner than the path's RTT may be the
+        // original arriving: ambiguous, no update
+        if s.flags & RETRANS != 0 && rtt < self.min_rtt {
+            return;
+        }
+        self.min_rtt = self.min_rtt.min(rtt);
+        self.advanced = true;
+        self.rtt = rtt;
+        if sent_after(s.at, seq, self.xmit_ts, self.end_seq) {
+            self.xmit_ts = s.at;
+            self.end_seq = seq;
+            self.xmit_rtx = s.flags & RETRANS != 0;
+        }
+    }
+
+    /// Packet `seq` was newly SACKed.
+    pub fn on_sacked(&mut self, seq: i64, now: SimTime) {
+        let s = self.seg(seq);
+        if s.flags & LOST != 0 {
+            // delivered after all (its retransmission is not needed)
+            self.seg_mut(seq).flags &= !LOST;
+            self.lost -= 1;
+        }
+        self.advance(seq, now);
+    }
+
+    /// The cumulative ack moved from `from` to `to` (packets from+1..=to
+    /// delivered; `sacked(k)`: k had been SACKed before).
+    pub fn on_cum_ack(&mut self, from: i64, to: i64, now: SimTime, sacked: impl Fn(i64) -> bool) {
+        if self.segs.is_empty() {
+            return;
+        }
+        self.ack_rtt = Some(now.saturating_sub(self.seg(from + 1).at));
+        for k in from + 1..=to {
+            let s = self.seg(k);
+            if s.flags & RETRANS != 0 {
+                self.rtx_out -= 1;
+            }
+            if s.flags & LOST != 0 {
+                self.lost -= 1;
+            }
+            if !sacked(k) {
+                self.advance(k, now);
+            }
+            self.seg_mut(k).flags = 0;
+        }
+        self.lost_from = self.lost_from.max(to + 1);
+    }
+
+    /// Whether detection can find anything: something SACKed, recovery,
+    /// or a retransmission in flight (a packet sent after originals that
+    /// are not yet delivered).
+    #[inline]
+    pub fn wants_detection(&self, sacked_any: bool, in_recovery: bool) -> bool {
+        self.advanced && (sacked_any || in_recovery || self.rtx_out > 0)
+    }
+
+    /// `tcp_rack_detect_loss`: mark lost every packet in `base..=maxseq`
+    /// not delivered (`sacked`) and sent before RACK's packet whose time is
+    /// up; note how long the others still need. `zero_wnd`: no reordering
+    /// window (recovery, or as many SACKed as the duplicate threshold).
+    /// Returns how many it marked.
+    pub fn detect(
+        &mut self,
+        base: i64,
+        maxseq: i64,
+        now: SimTime,
+        srtt: SimTime,
+        zero_wnd: bool,
+        sacked: impl Fn(i64) -> bool,
+    ) -> i64 {
+        self.advanced = false;
+        self.reo_at = None;
+        if self.segs.is_empty() {
+            return 0;
+        }
+        let reo_wnd = if zero_wnd || self.min_rtt == SimTime::MAX {
+            0
+        } else {
+            (self.min_rtt / 4).min(srtt)
+        };
+        // originals leave in sequence order: past RACK's packet, only a
+        // retransmission can have left before it
+        let last = if !self.xmit_rtx && self.rtx_out == 0 {
+            self.end_seq.min(maxseq)
+        } else {
+            maxseq
+        };
+        let mut marked = 0;
+        let mut wait: Option<SimTime> = None;
+        for k in base..=last {
+            let s = self.seg(k);
+            if s.flags & LOST != 0 || sacked(k) {
+                continue;
+            }
+            if !sent_after(self.xmit_ts, self.end_seq, s.at, k) {
+                continue;
+            }
+            let deadline = s.at + self.rtt + reo_wnd;
+            if deadline <= now {
+                self.seg_mut(k).flags |= LOST;
+                self.lost += 1;
+                self.lost_from = self.lost_from.min(k);
+                marked += 1;
+            } else {
+                let w = deadline - now;
+                wait = Some(wait.map_or(w, |x: SimTime| x.max(w)));
+            }
+        }
+        self.reo_at = wait.map(|w| now + w + TIMEOUT_MIN_US_NS);
+        marked
+    }
+
+    /// The lowest packet marked lost and not yet retransmitted.
+    pub fn next_lost(&mut self, base: i64, maxseq: i64) -> Option<i64> {
+        if self.lost <= 0 {
+            return None;
+        }
+        let from = self.lost_from.max(base);
+        for k in from..=maxseq {
+            if self.seg(k).flags & LOST != 0 {
+                self.lost_from = k;
+                return Some(k);
+            }
+        }
+        None
+    }
+
+    /// A timeout: Linux's loss state retransmits everything from the
+    /// cumulative ack (the engine's go-back-N); RACK's marks are void.
+    pub fn on_timeout(&mut self, base: i64, maxseq: i64) {
+        if !self.segs.is_empty() {
+            for k in base..=maxseq {
+                self.seg_mut(k).flags &= !LOST;
+            }
+        }
+        self.lost = 0;
+        self.reo_at = None;
+        self.tlp_high = None;
+    }
+}
+
+/// RFC 8985 `RACK_sent_after(t1, seq1, t2, seq2)`: (t1, seq1) left after (t2, seq2).
+#[inline]
+fn sent_after(t1: SimTime, seq1: i64, t2: SimTime, seq2: i64) -> bool {
+    t1 > t2 || (t1 == t2 && seq1 > seq2)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::Variant;
+    use crate::tcp::cc::Cc;
+    use crate::tcp::dialogue::{params, Dialogue};
+    use crate::tcp::profiles::Profile;
+
+    /// A SACK sender with Reno, initial window 10, ssthresh 20, under
+    /// `profile` (`linux`: Linux's Reno, RACK-TLP, PRR, Linux's RTO).
+    fn sender(profile: Profile) -> Dialogue {
+        let mut p = params(Variant::Sack, 10, 20);
+        p.cc = Cc::Reno;
+        p.profile = profile;
+        Dialogue::with(p)
+    }
+
+    fn linux() -> Dialogue {
+        sender(Profile::Linux)
+    }
+
+    /// RFC 8985 §6.2: a packet is lost once a packet sent `reo_wnd` after
+    /// it is delivered — one duplicate ack is enough, where the
+    /// three-duplicate rule would wait for two more.
+    #[test]
+    fn rack_detects_a_loss_on_the_first_duplicate_ack() {
+        let mut d = linux();
+        d.sent(&(0..10).collect::<Vec<_>>());
+        // acks for 0..8 at 100 ms (RTT 100 ms, min_rtt 100 ms): slow start,
+        // two packets per ack; ack k releases 10 + 2k, 11 + 2k; cwnd 19
+        for k in 0..9 {
+            d.ack(100, k).sent(&[10 + 2 * k, 11 + 2 * k]);
+        }
+        d.window(19.0, 20);
+        // packet 9 (sent at 0) is lost; packet 10 (sent at 100) is SACKed at
+        // 200: RACK.rtt = 100 ms, reo_wnd = min_rtt/4 = 25 ms, and 9 is
+        // lost since 0 + 100 + 25 <= 200. Recovery at once: Linux's Reno
+        // ssthresh = 19/2 = 9; PRR sends ⌈9·1/19⌉ = 1: the retransmission
+        d.ack_sack(200, 8, &[(10, 11)]).sent(&[9]).window(9.0, 9);
+        assert_eq!(d.s.counters.fast_retransmits, 1);
+
+        // the same under ns-2's three-duplicate rule: limited transmit only
+        let mut d = sender(Profile::Ns2v235);
+        d.sent(&(0..10).collect::<Vec<_>>());
+        for k in 0..9 {
+            d.ack(100, k).sent(&[10 + 2 * k, 11 + 2 * k]);
+        }
+        d.ack_sack(200, 8, &[(10, 11)]).sent(&[28]);
+        assert_eq!(d.s.counters.fast_retransmits, 0);
+    }
+
+    /// RFC 8985 §6.2 step 4: a packet sent in the same burst as the one
+    /// SACKed is not lost yet — RACK waits out the reordering window on a
+    /// timer (Linux's `ICSK_TIME_REO_TIMEOUT`, plus `TCP_TIMEOUT_MIN_US`),
+    /// then marks it lost and starts recovery, still with a single
+    /// duplicate ack.
+    #[test]
+    fn rack_reordering_timer_marks_the_loss_after_min_rtt_over_4() {
+        let mut d = linux();
+        d.sent(&(0..10).collect::<Vec<_>>());
+        for k in 0..8 {
+            d.ack(100, k).sent(&[10 + 2 * k, 11 + 2 * k]);
+        }
+        d.window(18.0, 20);
+        // 8 is lost; 9, sent with it at 0, is SACKed at 109: RACK.rtt =
+        // 109 ms, and 8 is due at 0 + 109 + 25 = 134 > 109. Limited
+        // transmit sends 26; the timer is set for 109 + 25 + 2 = 136 (the
+        // probe and the RTO are later)
+        d.ack_sack(109, 7, &[(9, 10)]).sent(&[26]).timer(136);
+        assert_eq!(d.s.counters.fast_retransmits, 0);
+        // at 136, 8 is lost: recovery (ssthresh 18/2 = 9), and PRR's
+        // first packet is its retransmission
+        d.timeout(136).sent(&[8]).window(9.0, 9);
+        assert_eq!(
+            (d.s.counters.fast_retransmits, d.s.counters.timeouts),
+            (1, 0)
+        );
+    }
+
+    /// RFC 8985 §7: the last two packets of a transfer are lost, so no ack
+    /// follows them. The probe timeout, 2·srtt + 2 jiffies (8 ms) with two
+    /// packets in flight, resends the last packet; its SACK lets RACK mark
+    /// the other lost, and recovery repairs it: no RTO.
+    #[test]
+    fn a_tail_loss_is_repaired_by_a_probe_without_a_timeout() {
+        let mut d = linux();
+        d.sent(&(0..10).collect::<Vec<_>>());
+        d.s.stop(); // nothing more to send
+                    // one ack for 0..7 at 100 ms: srtt 100 ms; rttvar = max(2·100, 200)
+                    // ms, RTO = 100 + 200 = 300 ms, due at 400; the probe is due at
+                    // 100 + 2·100 + 8 = 308
+        d.ack(100, 7).sent(&[]).window(18.0, 20).timer(308);
+        // the probe: no new data, so the last packet again; the RTO
+        // restarts from it (308 + 300)
+        d.timeout(308).sent(&[9]).timer(608);
+        // its SACK: RACK.rtt = 100 ms (the probe's), 8 (sent at 0) is lost;
+        // recovery: ssthresh 18/2 = 9, PRR sends the retransmission
+        d.ack_sack(408, 7, &[(9, 10)]).sent(&[8]).window(9.0, 9);
+        d.ack(508, 9).sent(&[]);
+        assert_eq!(d.s.rto_deadline, None, "everything acked");
+        assert_eq!(
+            (d.s.counters.timeouts, d.s.counters.retransmissions),
+            (0, 2)
+        );
+        let r = d.s.rec.rack_mut().unwrap();
+        assert_eq!(r.probes, 1);
+
+        // under ns-2's profile the same losses wait for the RTO
+        let mut d = sender(Profile::Ns2v235);
+        d.sent(&(0..10).collect::<Vec<_>>());
+        d.s.stop();
+        d.ack(100, 7).sent(&[]);
+        let rto = d.s.rto_deadline.unwrap() / 1_000_000;
+        d.timeout(rto).sent(&[8]);
+        assert_eq!(d.s.counters.timeouts, 1);
+    }
+}
