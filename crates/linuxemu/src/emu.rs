@@ -19,6 +19,7 @@ use serde_json::json;
 use tcplab_engine::net::link::{Admit, DropCause, Link, LinkSnapshot};
 use tcplab_engine::net::packet::{Kind, Packet};
 use tcplab_engine::scenario::{FlowKind, LinkSpec, Scenario, TopologyKind};
+use tcplab_engine::sched::Order;
 use tcplab_engine::sim::{flow_times, make_link, udp_source};
 use tcplab_engine::time::{secs, Duration, SimTime};
 use tcplab_engine::traffic::udp::UdpSource;
@@ -125,8 +126,10 @@ impl Udp {
         while let Some(t) = self.next_departure.filter(|&t| t < self.stop) {
             let (mut p, next) = self.src.emit(t);
             self.next_departure = next;
-            match self.access.pass(&mut p, t, u32::MAX) {
-                Ok((at, _)) => {
+            // (the order of same-nanosecond events is ns-2's; a real-time
+            // emulator has no ties to break)
+            match self.access.pass(&mut p, t, Order::default()) {
+                Ok((at, _, _)) => {
                     self.pending = Some((p, at));
                     return;
                 }
@@ -374,7 +377,7 @@ pub fn run(cfg: EmuConfig, wait_go: impl FnOnce() -> u64) -> Result<(), String> 
                 if at > now {
                     break;
                 }
-                let (_, p) = links[dir].pop_arrived(now).expect("due");
+                let (_, _, p) = links[dir].pop_arrived(now).expect("due");
                 late.add(now - at);
                 if p.kind == Kind::Udp {
                     let f = &mut flows[p.flow as usize];
