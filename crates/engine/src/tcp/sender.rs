@@ -86,7 +86,12 @@ impl TcpSender {
             p,
             st: TcpState::new(&p),
             cc,
-            rec: Recovery::new(p.variant, p.profile == Profile::Linux),
+            // Linux runs PRR only for a controller without `cong_control`
+            // (tcp_cong_control): BBR sets its own window in recovery
+            rec: Recovery::new(
+                p.variant,
+                p.profile == Profile::Linux && !matches!(p.cc, super::cc::Cc::Bbr),
+            ),
             sent_at: Vec::new(),
             rate: matches!(p.cc, super::cc::Cc::Bbr).then(Box::default),
             pacing_rate_bps: 0.0,
@@ -131,10 +136,11 @@ impl TcpSender {
         self.sent_at[seqno as usize & (len - 1)] = if rtx { SimTime::MAX } else { now };
     }
 
-    /// The RTT of packet `ack`, if it was sent once.
-    fn ack_rtt(&self, ack: i64, now: SimTime) -> Option<SimTime> {
+    /// The RTT of packet `ack`, if it was sent once (with rate samples:
+    /// if none of the `acked` packets the ack covers was resent).
+    fn ack_rtt(&self, ack: i64, acked: i64, now: SimTime) -> Option<SimTime> {
         if let Some(r) = &self.rate {
-            return r.ack_rtt(ack, now);
+            return r.ack_rtt(ack, acked, now);
         }
         if self.sent_at.is_empty() || ack < 0 {
             return None;
@@ -423,6 +429,7 @@ impl TcpSender {
                             ack_rtt_ns: None,
                             highest_ack: ack,
                             next_seq: self.st.maxseq + 1,
+                            in_flight: self.st.maxseq - ack,
                             rate: None,
                             ece: false,
                             grow,
@@ -481,7 +488,7 @@ impl TcpSender {
         };
         // BBR (`cong_control`) and DCTCP see every ack, in recovery too
         if grow || self.cc.sees_every_ack() {
-            let ack_rtt_ns = self.ack_rtt(ack, now);
+            let ack_rtt_ns = self.ack_rtt(ack, acked, now);
             self.cc.on_ack(&AckEvent {
                 now,
                 acked,
@@ -489,6 +496,10 @@ impl TcpSender {
                 ack_rtt_ns,
                 highest_ack: ack,
                 next_seq: self.st.maxseq + 1,
+                // after a timeout, go-back-N resends from `highest_ack`: what
+                // is in flight is what left since (Linux's `tcp_enter_loss`
+                // marks the rest lost)
+                in_flight: (self.st.t_seqno - 1).min(self.st.maxseq) - ack,
                 rate,
                 ece: self.ece,
                 grow,
@@ -606,6 +617,22 @@ mod tests {
     /// The send times CUBIC's per-ack RTTs come from survive the table's
     /// growth: 80 packets out past the last ack need more than its first
     /// 64 slots, and packets 70.., sent at 30 ms, still read 30 ms after.
+    /// Linux's tcp_cong_control runs PRR (tcp_cwnd_reduction) only for a
+    /// controller without `cong_control`; BBR sets its window on every ack,
+    /// recovery included. CUBIC under the same profile keeps PRR.
+    #[test]
+    fn bbr_recovers_without_prr() {
+        let prr = |cc| {
+            let mut p = params(Variant::Sack, 10, 1000);
+            p.cc = cc;
+            p.profile = Profile::Linux;
+            let d = Dialogue::with(p);
+            matches!(&d.s.rec, crate::tcp::recovery::Recovery::Sack(x) if x.prr.is_some())
+        };
+        assert!(!prr(Cc::Bbr));
+        assert!(prr(Cc::Cubic));
+    }
+
     #[test]
     fn send_times_survive_the_table_growing() {
         let mut p = params(Variant::Sack, 10, 1000);
@@ -620,7 +647,7 @@ mod tests {
         assert_eq!(d.s.sent_at.len(), 128);
         let ms = 1_000_000;
         for k in [70, 75, 100, 133, 149] {
-            assert_eq!(d.s.ack_rtt(k, 100 * ms), Some(70 * ms), "packet {k}");
+            assert_eq!(d.s.ack_rtt(k, 1, 100 * ms), Some(70 * ms), "packet {k}");
         }
         // Reno under ns-2's profile keeps no table
         let d = Dialogue::start(Variant::Sack, 10, 1000);
