@@ -94,13 +94,25 @@ impl RateState {
         };
     }
 
-    /// The RTT of packet `ack` at `now`, if it was sent once.
-    pub fn ack_rtt(&self, ack: i64, now: SimTime) -> Option<SimTime> {
+    /// The RTT sample of an ack that newly acked `acked` packets up to
+    /// `ack`, taken from packet `ack` at `now`. Karn's rule over the whole
+    /// ack as `tcp_clean_rtx_queue` applies it: no sample when any packet
+    /// the ack newly covers was retransmitted ("if (likely(first_ackt) &&
+    /// !(flag & FLAG_RETRANS_DATA_ACKED))"). Without it, the ack that a
+    /// retransmission draws after a loss, which also covers the packets
+    /// the receiver held behind the hole, would time packet `ack` from its
+    /// first sending — seconds after a timeout.
+    pub fn ack_rtt(&self, ack: i64, acked: i64, now: SimTime) -> Option<SimTime> {
         if self.snaps.is_empty() || ack < 0 {
             return None;
         }
-        let p = &self.snaps[ack as usize & (self.snaps.len() - 1)];
-        (!p.rtx && p.sent <= now).then(|| now - p.sent)
+        let len = self.snaps.len();
+        let first = (ack - acked.clamp(1, len as i64) + 1).max(0);
+        if (first..=ack).any(|k| self.snaps[k as usize & (len - 1)].rtx) {
+            return None;
+        }
+        let p = &self.snaps[ack as usize & (len - 1)];
+        (p.sent <= now).then(|| now - p.sent)
     }
 
     /// An ack newly delivered `acked` packets, the newest `ack`
@@ -127,5 +139,29 @@ impl RateState {
             interval_ns,
             total_delivered: self.delivered,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Karn's rule over the whole ack, as `tcp_clean_rtx_queue` applies it
+    /// ("!(flag & FLAG_RETRANS_DATA_ACKED)"): packets 0..=4 leave at 0, 1,
+    /// 2, 3, 4 ms; packet 2 is resent at 300 ms. The ack at 310 ms that
+    /// covers 2..=4 (its retransmission filled the hole) gives no sample —
+    /// timing packet 4 would say 306 ms for a 10 ms path; an ack of 3..=4
+    /// alone (nothing resent among them) times packet 4: 310 − 4 = 306 ms.
+    #[test]
+    fn an_ack_covering_a_retransmission_gives_no_rtt_sample() {
+        let ms = 1_000_000;
+        let mut r = RateState::default();
+        for k in 0..5 {
+            r.on_send(k, k as SimTime * ms, k, -1, false);
+        }
+        r.on_send(2, 300 * ms, 2, 1, true);
+        assert_eq!(r.ack_rtt(4, 3, 310 * ms), None);
+        assert_eq!(r.ack_rtt(4, 2, 310 * ms), Some(306 * ms));
+        assert_eq!(r.ack_rtt(1, 2, 10 * ms), Some(9 * ms));
     }
 }

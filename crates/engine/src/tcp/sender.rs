@@ -107,7 +107,13 @@ impl TcpSender {
         if p.profile == Profile::Linux {
             rtt.use_linux();
         }
-        let mut rec = Recovery::new(p.variant, p.profile == Profile::Linux);
+        let linux = p.profile == Profile::Linux;
+        // Linux runs PRR only for a controller without `cong_control`
+        // (tcp_cong_control), so not for BBR; but without PRR this engine's
+        // SACK recovery sends while its pipe is below cwnd, which with RACK
+        // let a BBR startup overshoot to thousands of packets and stall (a
+        // merge of two branches found it): BBR keeps PRR until that is fixed
+        let mut rec = Recovery::new(p.variant, linux, linux);
         let rack = rec.rack_mut().is_some();
         TcpSender {
             flow,
@@ -156,10 +162,11 @@ impl TcpSender {
         self.sent_at[seqno as usize & (len - 1)] = if rtx { SimTime::MAX } else { now };
     }
 
-    /// The RTT of packet `ack`, if it was sent once.
-    fn ack_rtt(&self, ack: i64, now: SimTime) -> Option<SimTime> {
+    /// The RTT of packet `ack`, if it was sent once (with rate samples:
+    /// if none of the `acked` packets the ack covers was resent).
+    fn ack_rtt(&self, ack: i64, acked: i64, now: SimTime) -> Option<SimTime> {
         if let Some(r) = &self.rate {
-            return r.ack_rtt(ack, now);
+            return r.ack_rtt(ack, acked, now);
         }
         if self.sent_at.is_empty() || ack < 0 {
             return None;
@@ -588,6 +595,7 @@ impl TcpSender {
                             ack_rtt_ns: None,
                             highest_ack: ack,
                             next_seq: self.st.maxseq + 1,
+                            in_flight: self.st.maxseq - ack,
                             rate: None,
                             ece: false,
                             grow,
@@ -647,7 +655,7 @@ impl TcpSender {
         };
         // BBR (`cong_control`) and DCTCP see every ack, in recovery too
         if grow || self.cc.sees_every_ack() {
-            let ack_rtt_ns = self.ack_rtt(ack, now);
+            let ack_rtt_ns = self.ack_rtt(ack, acked, now);
             self.cc.on_ack(&AckEvent {
                 now,
                 acked,
@@ -655,6 +663,10 @@ impl TcpSender {
                 ack_rtt_ns,
                 highest_ack: ack,
                 next_seq: self.st.maxseq + 1,
+                // after a timeout, go-back-N resends from `highest_ack`: what
+                // is in flight is what left since (Linux's `tcp_enter_loss`
+                // marks the rest lost)
+                in_flight: (self.st.t_seqno - 1).min(self.st.maxseq) - ack,
                 rate,
                 ece: self.ece,
                 grow,
@@ -815,7 +827,7 @@ mod tests {
         assert_eq!(d.s.sent_at.len(), 128);
         let ms = 1_000_000;
         for k in [70, 75, 100, 133, 149] {
-            assert_eq!(d.s.ack_rtt(k, 100 * ms), Some(70 * ms), "packet {k}");
+            assert_eq!(d.s.ack_rtt(k, 1, 100 * ms), Some(70 * ms), "packet {k}");
         }
         // Reno under ns-2's profile keeps no table
         let d = Dialogue::start(Variant::Sack, 10, 1000);

@@ -392,6 +392,7 @@ mod tests {
             ack_rtt_ns: rtt,
             highest_ack: 0,
             next_seq: 0,
+            in_flight: 0,
             rate: None,
             ece: false,
             grow: true,

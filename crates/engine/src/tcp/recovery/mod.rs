@@ -113,17 +113,18 @@ fn new_ack(st: &mut TcpState, ack: i64, grow: bool) -> Action {
 }
 
 impl Recovery {
-    /// `linux`: SACK recovery detects losses by RACK-TLP and sends by
-    /// Proportional Rate Reduction (the `linux` profile) instead of ns-2's
-    /// three duplicate acks and pipe < cwnd.
-    pub fn new(v: Variant, linux: bool) -> Self {
+    /// The `linux` profile's SACK recovery: `rack` detects losses by
+    /// RACK-TLP instead of ns-2's three duplicate acks, and `prr` sends by
+    /// Proportional Rate Reduction instead of pipe < cwnd (Linux runs PRR
+    /// only for a controller without its own `cong_control`, so not BBR).
+    pub fn new(v: Variant, rack: bool, prr: bool) -> Self {
         match v {
             Variant::Tahoe => Recovery::Tahoe,
             Variant::Reno => Recovery::Reno,
             Variant::NewReno => Recovery::NewReno(newreno::State::default()),
             Variant::Sack => Recovery::Sack(sack::State {
-                prr: linux.then(sack::Prr::default),
-                rack: linux.then(Box::default),
+                prr: prr.then(sack::Prr::default),
+                rack: rack.then(Box::default),
                 ..Default::default()
             }),
         }
