@@ -488,6 +488,7 @@ impl TcpSender {
         let want = if let Some(at) = r.reo_at {
             Some((at, false))
         } else if !x.fastrecov
+            && !x.loss
             && !x.after_timeout
             && x.scb.total() == 0
             && r.tlp_high.is_none()
@@ -663,10 +664,7 @@ impl TcpSender {
                 ack_rtt_ns,
                 highest_ack: ack,
                 next_seq: self.st.maxseq + 1,
-                // after a timeout, go-back-N resends from `highest_ack`: what
-                // is in flight is what left since (Linux's `tcp_enter_loss`
-                // marks the rest lost)
-                in_flight: (self.st.t_seqno - 1).min(self.st.maxseq) - ack,
+                in_flight: self.packets_in_flight(ack),
                 rate,
                 ece: self.ece,
                 grow,
@@ -678,6 +676,19 @@ impl TcpSender {
             if ack == 0 && self.p.syn {
                 self.cc.on_syn_acked();
             }
+        }
+    }
+
+    /// Packets in flight once `ack` is taken (Linux's
+    /// `tcp_packets_in_flight`): after a timeout, ns-2's go-back-N resends
+    /// from `highest_ack`, so what is in flight is what left since; in
+    /// Linux's loss state (RACK), the scoreboard's pipe — what is neither
+    /// SACKed nor marked lost.
+    #[inline]
+    fn packets_in_flight(&self, ack: i64) -> i64 {
+        match &self.rec {
+            Recovery::Sack(x) if x.loss => x.pipe,
+            _ => (self.st.t_seqno - 1).min(self.st.maxseq) - ack,
         }
     }
 
@@ -704,7 +715,9 @@ impl TcpSender {
             self.st.last_cwnd_action = CwndAction::Timeout;
             self.cc.on_rto(w, true, true);
         }
-        self.reset_rtx_timer(now, false, !nothing_outstanding);
+        // go-back-N (ns-2) — but Linux's loss state resends what RACK's
+        // timeout marked, from where it is (`snd_nxt` stays)
+        self.reset_rtx_timer(now, self.rack, !nothing_outstanding);
         self.st.last_cwnd_action = CwndAction::Timeout;
         self.send_much(now, 0, out);
     }
@@ -777,6 +790,9 @@ impl TcpSender {
         }
         if !self.active && self.st.highest_ack >= self.st.maxseq {
             return;
+        }
+        if self.rack {
+            self.rack_clock(now);
         }
         self.rec.on_timeout(&mut self.st);
         self.base_timeout(now, out);

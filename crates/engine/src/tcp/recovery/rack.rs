@@ -293,17 +293,33 @@ impl Rack {
         None
     }
 
-    /// A timeout: Linux's loss state retransmits everything from the
-    /// cumulative ack (the engine's go-back-N); RACK's marks are void.
-    pub fn on_timeout(&mut self, base: i64, maxseq: i64) {
-        if !self.segs.is_empty() {
-            for k in base..=maxseq {
-                self.seg_mut(k).flags &= !LOST;
-            }
-        }
-        self.lost = 0;
+    /// A timeout: Linux's loss state (`tcp_enter_loss`, its marking in
+    /// `tcp_timeout_mark_lost`). What the receiver SACKed stays delivered;
+    /// every other packet from `base` (the first not cumulatively acked)
+    /// to `maxseq` is marked lost — a retransmission too, lost again — but
+    /// one sent within RACK.rtt of now ("don't mark recently sent ones
+    /// lost yet"); `base` itself always is. The loss state then resends
+    /// the marked packets, lowest first, as the window lets it. Returns
+    /// how many are marked.
+    pub fn on_timeout(&mut self, base: i64, maxseq: i64, sacked: impl Fn(i64) -> bool) -> i64 {
         self.reo_at = None;
         self.tlp_high = None;
+        self.lost = 0;
+        self.lost_from = base;
+        if self.segs.is_empty() {
+            return 0;
+        }
+        let (rtt, now) = (self.rtt, self.now);
+        for k in base..=maxseq {
+            let s = self.seg_mut(k);
+            s.flags &= !LOST;
+            if sacked(k) || (k != base && s.at + rtt > now) {
+                continue;
+            }
+            s.flags |= LOST;
+            self.lost += 1;
+        }
+        self.lost
     }
 }
 
@@ -427,5 +443,55 @@ mod tests {
         let rto = d.s.rto_deadline.unwrap() / 1_000_000;
         d.timeout(rto).sent(&[8]);
         assert_eq!(d.s.counters.timeouts, 1);
+    }
+
+    /// Linux's loss state after an RTO (`tcp_enter_loss`): the SACKed
+    /// packets stay delivered, every other one is marked lost, and the
+    /// window of one grows by slow start while the marked packets are
+    /// resent in order — the SACKed ones are skipped, where ns-2's
+    /// go-back-N resends them too.
+    #[test]
+    fn after_a_timeout_the_loss_state_resends_only_what_was_not_sacked() {
+        let mut d = linux();
+        d.sent(&(0..10).collect::<Vec<_>>());
+        for k in 0..9 {
+            d.ack(100, k).sent(&[10 + 2 * k, 11 + 2 * k]);
+        }
+        // 9..27 out (10..27 sent at 100 ms), cwnd 19; only 15 and 16 arrive:
+        // 9 is lost by RACK, recovery (ssthresh 9) resends it — lost again
+        d.ack_sack(200, 8, &[(15, 17)]).sent(&[9]).window(9.0, 9);
+        // no ack comes back: the reordering timer marks 10..14 lost and
+        // sends by PRR, then the RTO fires (the timers in between)
+        let mut t = 0;
+        while d.s.counters.timeouts == 0 {
+            d.out_clear();
+            t = d.s.rto_deadline.expect("a timer") / 1_000_000;
+            d.timeout(t);
+        }
+        assert!(t >= 500, "the RTO comes after 300 ms at least: {t}");
+        // the loss state: cwnd 1, ssthresh kept (this loss was cut for
+        // already), the first hole resent
+        d.sent(&[9]).window(1.0, 9);
+        // each ack doubles the window; 15 and 16 are never resent
+        d.ack(t + 100, 9).sent(&[10, 11]).window(2.0, 9);
+        d.ack(t + 200, 11).sent(&[12, 13, 14, 17]).window(4.0, 9);
+        // three more delivered: cwnd 7; 17 is still in flight, so six go
+        d.ack(t + 300, 14)
+            .sent(&(18..24).collect::<Vec<_>>())
+            .window(7.0, 9);
+        assert_eq!(d.s.counters.timeouts, 1);
+
+        // ns-2's go-back-N after the same timeout: 15 and 16 go again
+        let mut d = sender(Profile::Ns2v235);
+        d.sent(&(0..10).collect::<Vec<_>>());
+        for k in 0..9 {
+            d.ack(100, k).sent(&[10 + 2 * k, 11 + 2 * k]);
+        }
+        d.ack_sack(200, 8, &[(15, 17)]).out_clear();
+        let t = d.s.rto_deadline.unwrap() / 1_000_000;
+        d.timeout(t).sent(&[9]);
+        d.ack(t + 100, 9).sent(&[10, 11]);
+        d.ack(t + 200, 11).sent(&[12, 13, 14]);
+        d.ack(t + 300, 14).sent(&[15, 16, 17, 18]);
     }
 }

@@ -60,14 +60,15 @@ impl Scoreboard {
             if self.total > 0 {
                 self.changed = true;
             }
-            for _ in 0..shift.min(self.sacked.len()) {
-                if self.sacked.pop_front() == Some(true) {
-                    self.total -= 1;
-                }
-            }
-            if shift > self.sacked.len() {
+            if shift >= self.sacked.len() {
                 self.sacked.clear();
                 self.total = 0;
+            } else {
+                for _ in 0..shift {
+                    if self.sacked.pop_front() == Some(true) {
+                        self.total -= 1;
+                    }
+                }
             }
             self.base = last_ack + 1;
         }
@@ -176,6 +177,10 @@ pub struct State {
     pub pipe: i64,
     /// Set by a timeout until the next new ack (ns-2 `timeout_`).
     pub after_timeout: bool,
+    /// Linux's loss state (`TCP_CA_Loss`, with RACK): from a timeout until
+    /// everything sent before it is acked; the marked packets go first,
+    /// the pipe below the window.
+    pub loss: bool,
     pub scb: Scoreboard,
     /// RACK-TLP loss detection (the `linux` profile), replacing the
     /// duplicate-ack threshold and the scoreboard's holes.
@@ -338,6 +343,8 @@ impl State {
                     p.sndcnt > Some(0)
                 }
             }
+        } else if self.loss {
+            self.pipe < cwnd as i64
         } else {
             st.t_seqno <= st.last_ack + win
         };
@@ -350,7 +357,7 @@ impl State {
         };
         let seq = match hole {
             None => {
-                let room = if self.fastrecov {
+                let room = if self.fastrecov || self.loss {
                     st.t_seqno <= st.highest_ack + wnd
                 } else {
                     st.t_seqno <= st.highest_ack + win
@@ -396,9 +403,17 @@ impl State {
         st.recover = st.maxseq;
         self.fastrecov = false;
         self.after_timeout = true;
-        self.scb.clear();
-        if let Some(r) = &mut self.rack {
-            r.on_timeout(st.highest_ack + 1, st.maxseq);
+        match &mut self.rack {
+            None => self.scb.clear(),
+            Some(r) => {
+                // Linux keeps the scoreboard (the receiver never reneges
+                // here) and marks the rest lost: the loss state resends
+                // only those, while the pipe is below the window
+                let scb = &self.scb;
+                let lost = r.on_timeout(st.highest_ack + 1, st.maxseq, |k| scb.is_sacked(k));
+                self.loss = true;
+                self.pipe = (st.maxseq - st.highest_ack) - self.scb.total() - lost;
+            }
         }
     }
 
@@ -418,14 +433,6 @@ impl State {
         let valid = ack >= st.last_ack;
         let mut r = self.rack.take().expect("RACK");
         let now = r.now;
-        if self.after_timeout && ack <= st.last_ack {
-            // after a timeout duplicate acks are ignored until a new ack
-            if valid && st.dupacks == 0 {
-                acts.push(Action::SendMuch { maxburst: 0 });
-            }
-            self.rack = Some(r);
-            return;
-        }
         let una = st.highest_ack;
         // SACK first, then the cumulative ack (the kernel's order)
         self.scb.update_with(una, blocks, |k| r.on_sacked(k, now));
@@ -453,15 +460,21 @@ impl State {
             }
         }
         let dupack = ack == st.last_ack && changed;
+        if self.loss && ack >= st.recover {
+            // everything sent before the timeout is delivered: the loss
+            // state is over (`tcp_process_loss`, "recovered")
+            self.loss = false;
+        }
         if !self.fastrecov {
             if ack > st.last_ack {
                 acts.push(new_ack(st, ack, true));
                 self.after_timeout = false;
-            } else if dupack {
+            } else if dupack && !self.loss {
                 st.dupacks += 1;
             }
-            let zero_wnd = self.scb.total() >= st.dupack_threshold as i64;
-            if r.wants_detection(self.scb.total() > 0, false) {
+            // no reordering window in the loss state either (`tcp_rack_reo_wnd`)
+            let zero_wnd = self.loss || self.scb.total() >= st.dupack_threshold as i64;
+            if r.wants_detection(self.scb.total() > 0, self.loss) {
                 let scb = &self.scb;
                 r.detect(st.highest_ack + 1, st.maxseq, now, r.srtt, zero_wnd, |k| {
                     scb.is_sacked(k)
@@ -471,7 +484,7 @@ impl State {
                 // in the reordering timer's place (`FLAG_SET_XMIT_TIMER`)
                 r.reo_at = None;
             }
-            if r.lost > 0 {
+            if r.lost > 0 && !self.loss {
                 self.enter_recovery(st, cwnd, acts, false);
                 if self.fastrecov {
                     // a reduction ends any probe's watch
@@ -520,7 +533,8 @@ impl State {
         let Some(mut r) = self.rack.take() else {
             return;
         };
-        let zero_wnd = self.fastrecov || self.scb.total() >= st.dupack_threshold as i64;
+        let zero_wnd =
+            self.fastrecov || self.loss || self.scb.total() >= st.dupack_threshold as i64;
         let scb = &self.scb;
         let marked = r.detect(
             st.highest_ack + 1,
@@ -533,7 +547,7 @@ impl State {
         self.pipe = (st.maxseq - st.highest_ack) - self.scb.total() - r.lost;
         self.rack = Some(r);
         if marked > 0 {
-            if !self.fastrecov {
+            if !self.fastrecov && !self.loss {
                 self.enter_recovery(st, cwnd, acts, false);
                 if let Some(r) = &mut self.rack {
                     r.tlp_high = None;
@@ -575,6 +589,26 @@ mod tests {
         // the same information again is no news
         sb.update(9, &[SackBlock { start: 16, end: 18 }]);
         assert!(!sb.changed);
+    }
+
+    /// A cumulative ack that covers the holes below SACKed packets, but
+    /// not all of them, keeps what is known above it (RACK reads the
+    /// scoreboard after the ack: an emptied one made it mark SACKed
+    /// packets lost and resend them).
+    #[test]
+    fn a_cumulative_ack_into_the_scoreboard_keeps_what_lies_above_it() {
+        let mut sb = Scoreboard::default();
+        // cumulative ack 11 (12..14 missing), the receiver holds 15 and 16
+        sb.update(11, &[SackBlock { start: 15, end: 17 }]);
+        assert_eq!(sb.total(), 2);
+        // the holes 12..14 arrive: the next ack covers 14, no new blocks
+        sb.update(14, &[]);
+        assert!(sb.is_sacked(15) && sb.is_sacked(16));
+        assert_eq!(sb.total(), 2);
+        // an ack beyond all of it empties it
+        sb.update(16, &[]);
+        assert_eq!(sb.total(), 0);
+        assert!(!sb.is_sacked(17));
     }
 
     #[test]
