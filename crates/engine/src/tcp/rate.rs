@@ -13,10 +13,12 @@
 //! #pkts_delivered/(last_ack_time - first_ack_time)", "bw = min(send_rate,
 //! ack_rate)": the interval is the longer of the two.
 //!
-//! Simplifications: delivery is counted from cumulative acks (SACKed
-//! packets count when the hole before them is filled), the sample is taken
-//! from the newest packet the ack covers, and bulk senders are never
-//! application-limited (no `app_limited` marking).
+//! A packet counts as delivered when it is SACKed or, if it was not,
+//! cumulatively acked ("Mark off the skb delivered once it's sacked to
+//! avoid being used again when it's cumulatively acked"); an ack's sample
+//! is taken from the most recently sent packet it delivers
+//! (`tcp_rate_skb_delivered`). Bulk senders are never application-limited
+//! (no `app_limited` marking).
 
 use crate::time::SimTime;
 
@@ -28,6 +30,16 @@ struct Snap {
     sent: SimTime,
     /// Sent more than once (Karn's rule: no RTT sample from it).
     rtx: bool,
+    /// Delivered already (SACKed): not counted again when acked.
+    done: bool,
+}
+
+/// The packet an ack's sample is taken from: the most recently sent of
+/// those it delivers.
+#[derive(Clone, Copy, Debug)]
+struct Pick {
+    seq: i64,
+    snap: Snap,
 }
 
 /// One rate sample (`struct rate_sample`).
@@ -41,6 +53,8 @@ pub struct RateSample {
     pub interval_ns: SimTime,
     /// Packets delivered so far, this ack included (`tp->delivered`).
     pub total_delivered: i64,
+    /// Packets this ack newly delivered, acked or SACKed (`acked_sacked`).
+    pub acked_sacked: i64,
 }
 
 impl RateSample {
@@ -52,7 +66,6 @@ impl RateSample {
 
 /// The connection's side of it (`tp->delivered`, `delivered_mstamp`,
 /// `first_tx_mstamp`) and each outstanding packet's snapshot.
-#[derive(Default)]
 pub struct RateState {
     pub delivered: i64,
     delivered_time: SimTime,
@@ -60,6 +73,26 @@ pub struct RateState {
     /// Snapshot of packet k at slot k mod len.
     snaps: Vec<Snap>,
     base: i64,
+    /// The ack being taken: its sample's packet and what it delivered.
+    pick: Option<Pick>,
+    acked_sacked: i64,
+    /// The highest packet counted as cumulatively acked.
+    acked_to: i64,
+}
+
+impl Default for RateState {
+    fn default() -> Self {
+        RateState {
+            delivered: 0,
+            delivered_time: 0,
+            first_tx: 0,
+            snaps: Vec::new(),
+            base: 0,
+            pick: None,
+            acked_sacked: 0,
+            acked_to: -1,
+        }
+    }
 }
 
 impl RateState {
@@ -91,7 +124,47 @@ impl RateState {
             first_tx: self.first_tx,
             sent: now,
             rtx,
+            done: false,
         };
+    }
+
+    /// Packet `seq` is delivered by the ack being taken
+    /// (`tcp_rate_skb_delivered`): counted once, and the sample's packet
+    /// if it left after the one chosen so far.
+    #[inline]
+    fn deliver(&mut self, seq: i64) -> usize {
+        let i = seq as usize & (self.snaps.len() - 1);
+        let p = self.snaps[i];
+        if p.done {
+            return i;
+        }
+        self.delivered += 1;
+        self.acked_sacked += 1;
+        let later = match &self.pick {
+            None => true,
+            Some(q) => p.sent > q.snap.sent || (p.sent == q.snap.sent && seq > q.seq),
+        };
+        if later {
+            self.pick = Some(Pick { seq, snap: p });
+            // "Record send time of most recently ACKed packet"
+            self.first_tx = p.sent;
+        }
+        i
+    }
+
+    /// Packets were SACKed and no ack has taken them yet.
+    #[inline]
+    pub fn pending(&self) -> bool {
+        self.acked_sacked > 0
+    }
+
+    /// Packet `seq` was newly SACKed by the ack being taken.
+    pub fn on_sacked(&mut self, seq: i64) {
+        if self.snaps.is_empty() {
+            return;
+        }
+        let i = self.deliver(seq);
+        self.snaps[i].done = true;
     }
 
     /// The RTT sample of an ack that newly acked `acked` packets up to
@@ -115,19 +188,33 @@ impl RateState {
         (p.sent <= now).then(|| now - p.sent)
     }
 
-    /// An ack newly delivered `acked` packets, the newest `ack`
-    /// (`tcp_rate_skb_delivered` then `tcp_rate_gen`). None when no
-    /// interval can be measured.
-    pub fn on_ack(&mut self, ack: i64, acked: i64, now: SimTime) -> Option<RateSample> {
-        if acked <= 0 || self.snaps.is_empty() || ack < 0 {
+    /// The cumulative ack being taken reaches `ack` (a partial ack in
+    /// recovery delivers too).
+    pub fn on_cum_ack(&mut self, ack: i64) {
+        if self.snaps.is_empty() {
+            return;
+        }
+        for k in self.acked_to.max(ack - self.snaps.len() as i64) + 1..=ack {
+            self.deliver(k);
+        }
+        self.acked_to = self.acked_to.max(ack);
+    }
+
+    /// The ack being taken, cumulative up to `ack`, after `on_sacked` for
+    /// what it newly SACKed (`tcp_rate_gen`). None when it delivered
+    /// nothing or no interval can be measured.
+    pub fn on_ack(&mut self, ack: i64, now: SimTime) -> Option<RateSample> {
+        if self.snaps.is_empty() || ack < 0 {
             return None;
         }
-        self.delivered += acked;
+        self.on_cum_ack(ack);
+        let acked_sacked = std::mem::take(&mut self.acked_sacked);
+        let pick = self.pick.take()?;
+        if acked_sacked == 0 {
+            return None;
+        }
         self.delivered_time = now;
-        let p = self.snaps[ack as usize & (self.snaps.len() - 1)];
-        // "Record send time of most recently ACKed packet": the next
-        // interval starts from it
-        self.first_tx = p.sent;
+        let p = pick.snap;
         // "an ACK with a send_rate lower than the ack_rate ... use the
         // longer of the send and ack intervals"
         let snd = p.sent.saturating_sub(p.first_tx);
@@ -138,6 +225,7 @@ impl RateState {
             prior_delivered: p.delivered,
             interval_ns,
             total_delivered: self.delivered,
+            acked_sacked,
         })
     }
 }

@@ -115,6 +115,10 @@ impl TcpSender {
         // merge of two branches found it): BBR keeps PRR until that is fixed
         let mut rec = Recovery::new(p.variant, linux, linux);
         let rack = rec.rack_mut().is_some();
+        let bbr = matches!(p.cc, super::cc::Cc::Bbr);
+        if let Recovery::Sack(x) = &mut rec {
+            x.note_sacked = bbr;
+        }
         TcpSender {
             flow,
             p,
@@ -124,7 +128,7 @@ impl TcpSender {
             rack,
             send_hooks_on: hooks || rack,
             sent_at: Vec::new(),
-            rate: matches!(p.cc, super::cc::Cc::Bbr).then(Box::default),
+            rate: bbr.then(Box::default),
             pacing_rate_bps: 0.0,
             next_send: 0,
             pace_deadline: None,
@@ -645,18 +649,39 @@ impl TcpSender {
         }
     }
 
+    /// The packets the last ack newly SACKed or cumulatively acked — a
+    /// partial ack in recovery too — are delivered now, for the
+    /// delivery-rate sample (Linux's `tcp_sacktag_one` and
+    /// `tcp_clean_rtx_queue` → `tcp_rate_skb_delivered`).
+    #[cold]
+    fn rate_sacked(&mut self) {
+        let Some(rate) = &mut self.rate else {
+            return;
+        };
+        if let Recovery::Sack(x) = &mut self.rec {
+            for k in x.sacked_now.drain(..) {
+                rate.on_sacked(k);
+            }
+        }
+        rate.on_cum_ack(self.st.highest_ack);
+    }
+
     /// A new ack for a controller with per-packet state: its RTT and rate
     /// samples, the ack event (BBR's `cong_control` sees every ack, in
     /// recovery too) and the pacing rate it sets.
     #[inline(never)]
     fn ack_hooks(&mut self, ack: i64, acked: i64, grow: bool, sample: Option<f64>, now: SimTime) {
         let rate = match &mut self.rate {
-            Some(r) => r.on_ack(ack, acked, now),
+            Some(r) => r.on_ack(ack, now),
             None => None,
         };
         // BBR (`cong_control`) and DCTCP see every ack, in recovery too
         if grow || self.cc.sees_every_ack() {
-            let ack_rtt_ns = self.ack_rtt(ack, acked, now);
+            let ack_rtt_ns = if acked > 0 {
+                self.ack_rtt(ack, acked, now)
+            } else {
+                None
+            };
             self.cc.on_ack(&AckEvent {
                 now,
                 acked,
@@ -743,8 +768,16 @@ impl TcpSender {
         let rack = self.rack && self.rack_clock(now);
         self.rec
             .on_ack(&mut self.st, cumulative_ack(pkt), sack, cwnd, &mut acts);
+        if self.rate.is_some() {
+            self.rate_sacked();
+        }
         for &a in acts.as_slice() {
             self.apply(a, now, out);
+        }
+        if matches!(&self.rate, Some(r) if r.pending()) {
+            // an ack that only SACKs: the controller sees it too
+            // (`tcp_ack` calls `cong_control` on every ack that delivers)
+            self.ack_hooks(self.st.highest_ack, 0, false, None, now);
         }
         if !self.active && self.st.highest_ack >= self.st.maxseq {
             self.cancel_rtx_timer();

@@ -21,11 +21,12 @@
 //! bandwidth ("policer") mode (`bbr_lt_bw_*`), idle restarts (bulk senders
 //! are never idle), application-limited samples, and `rs->losses` (this
 //! controller is not told of losses: no "cwnd - rs->losses", and a probing
-//! phase does not end early on a loss). SACKed packets count as delivered
-//! when the hole before them is filled, and SACK recovery's partial acks
-//! do not reach the controller, so it sees a recovery's first and last
-//! acks only. The probe-bw phase a flow starts in is drawn from its flow
-//! number, not a random number.
+//! phase does not end early on a loss). A packet counts as delivered when
+//! it is SACKed or acked, and every ack that delivers reaches the
+//! controller — duplicate and partial acks in recovery too — with what it
+//! delivered (`rs->acked_sacked`) and Linux's packets in flight (neither
+//! SACKed nor marked lost). The probe-bw phase a flow starts in is drawn
+//! from its flow number, not a random number.
 
 use super::AckEvent;
 use crate::scenario::TcpParams;
@@ -388,6 +389,8 @@ impl Bbr {
             return;
         };
         self.delivered = rs.total_delivered;
+        // bbr_main: what this ack delivered, acked or SACKed
+        let acked = rs.acked_sacked.max(0) as u32;
         // tcp_rate_gen: "Normally we expect interval_us >= min-rtt. Note
         // that rate may still be over-estimated when a spuriously
         // retransmitted skb was first (s)acked": shorter intervals are
@@ -402,10 +405,10 @@ impl Bbr {
             // delivers every packet SACKed behind the hole, which is not
             // aggregation: those acks are not sampled
             if self.recover.is_none() {
-                self.update_ack_aggregation(now, ev.acked.max(0) as u32);
+                self.update_ack_aggregation(now, acked);
             }
         }
-        let prior_in_flight = ev.in_flight + ev.acked.max(0);
+        let prior_in_flight = ev.in_flight + acked as i64;
         if self.mode == Mode::ProbeBw && self.next_phase(now, false, prior_in_flight) {
             self.advance_cycle(now);
         }
@@ -421,7 +424,7 @@ impl Bbr {
         }
         self.update_min_rtt(now, ev.ack_rtt_ns, rs.total_delivered);
         self.set_pacing_rate();
-        self.set_cwnd(ev.acked.max(0) as u32, rs.total_delivered, ev.highest_ack);
+        self.set_cwnd(acked, rs.total_delivered, ev.highest_ack);
     }
 
     /// bbr_set_pacing_rate: "pacing_rate = pacing_gain * bw", raised only
@@ -557,6 +560,7 @@ mod tests {
                 prior_delivered: delivered,
                 interval_ns: 100 * ms,
                 total_delivered: delivered + n,
+                acked_sacked: n,
             };
             delivered += n;
             b.on_ack(&ev((k as u64 + 1) * 100 * ms, n, rs, 100 * ms));
@@ -703,6 +707,7 @@ mod tests {
                 prior_delivered: delivered,
                 interval_ns: 200 * ms,
                 total_delivered: delivered + 2,
+                acked_sacked: 2,
             };
             delivered += 2;
             let mut e = ev(t, 2, rs, 150 * ms);
@@ -732,6 +737,7 @@ mod tests {
             prior_delivered: 0,
             interval_ns: 50 * ms,
             total_delivered: 2,
+            acked_sacked: 2,
         };
         b.on_ack(&ev(ms, 2, short, 100 * ms));
         assert_eq!(b.round, round);
@@ -760,6 +766,7 @@ mod tests {
             prior_delivered: prior,
             interval_ns: 100 * ms,
             total_delivered: total,
+            acked_sacked: 2,
         };
         let mut e = ev(60 * ms, 2, rs(0, 2), 100 * ms);
         e.next_seq = 301;

@@ -181,6 +181,10 @@ pub struct State {
     /// everything sent before it is acked; the marked packets go first,
     /// the pipe below the window.
     pub loss: bool,
+    /// The packets the last ack newly SACKed, when the connection keeps
+    /// delivery-rate samples (`note_sacked`): they count as delivered now.
+    pub sacked_now: Vec<i64>,
+    pub note_sacked: bool,
     pub scb: Scoreboard,
     /// RACK-TLP loss detection (the `linux` profile), replacing the
     /// duplicate-ack threshold and the scoreboard's holes.
@@ -435,7 +439,13 @@ impl State {
         let now = r.now;
         let una = st.highest_ack;
         // SACK first, then the cumulative ack (the kernel's order)
-        self.scb.update_with(una, blocks, |k| r.on_sacked(k, now));
+        let (note, sacked_now) = (self.note_sacked, &mut self.sacked_now);
+        self.scb.update_with(una, blocks, |k| {
+            r.on_sacked(k, now);
+            if note {
+                sacked_now.push(k);
+            }
+        });
         let changed = self.scb.changed;
         if ack > una {
             let scb = &self.scb;
