@@ -12,9 +12,7 @@
 //! "PROBE_BW: discover, share bw: pace around estimated bw",
 //! "PROBE_RTT: cut inflight to min to probe min_rtt".
 //!
-//! Kept: the ack-aggregation extra window (`bbr_extra_acked`, not sampled
-//! on the acks of a recovery, which here also deliver what was SACKed
-//! before), the quantization budget from `bbr_tso_segs_goal` (a packet is
+//! Kept: the ack-aggregation extra window (`bbr_extra_acked`), the quantization budget from `bbr_tso_segs_goal` (a packet is
 //! one segment on the wire: TSO only sizes the budget), the window saved at
 //! a loss and restored when recovery (or a timeout's loss state) ends, and
 //! `tcp_packets_in_flight` as what is in flight. Left out: the long-term
@@ -400,13 +398,7 @@ impl Bbr {
         let valid = self.min_rtt_ns == SimTime::MAX || rs.interval_ns >= self.min_rtt_ns;
         if valid {
             self.update_bw(&rs);
-            // Linux counts SACKed packets as they are SACKed; here the ack
-            // that ends a recovery (or the go-back-N after a timeout) also
-            // delivers every packet SACKed behind the hole, which is not
-            // aggregation: those acks are not sampled
-            if self.recover.is_none() {
-                self.update_ack_aggregation(now, acked);
-            }
+            self.update_ack_aggregation(now, acked);
         }
         let prior_in_flight = ev.in_flight + acked as i64;
         if self.mode == Mode::ProbeBw && self.next_phase(now, false, prior_in_flight) {
@@ -471,12 +463,8 @@ impl Bbr {
             } else if delivered < TCP_INIT_CWND {
                 self.cwnd += acked;
             } else if self.cwnd < target {
-                // "slow start cwnd toward target cwnd" by what is acked.
-                // Linux counts SACKed packets as they are SACKed, a few per
-                // ack, so growth stops within an ack of the target; here the
-                // ack that fills a hole delivers all the packets SACKed
-                // behind it at once, which must not carry cwnd that far past
-                self.cwnd = (self.cwnd + acked).min(target.max(self.cwnd + acked.min(2)));
+                // "slow start cwnd toward target cwnd"
+                self.cwnd += acked;
             }
         }
         self.cwnd = self.cwnd.max(CWND_MIN_TARGET);
@@ -797,11 +785,13 @@ mod tests {
 
     /// Startup grows cwnd by what is acked toward high_gain × BDP: BDP 100,
     /// ceil(288.5) = 289 + 3 × 2 (pacing 2.885 × 1000 × 960 × 0.99 = 2 742
-    /// 084 B/s, >> 10 = 2 677 bytes: 2 segments) = 295, even: 296. An ack
-    /// that fills a hole and delivers 4000 packets SACKed behind it stops
-    /// at 296 (Linux, counting them as SACKed, stops within an ack of it).
+    /// 084 B/s, >> 10 = 2 677 bytes: 2 segments) = 295, even: 296.
+    /// bbr_set_cwnd: "If we're below target cwnd, slow start cwnd toward
+    /// target cwnd" — `cwnd + acked` while below it, so the last ack may
+    /// carry it a little past (what it delivered, acked or SACKed); then it
+    /// stays. Once the pipe is full, `min(cwnd + acked, target_cwnd)`.
     #[test]
-    fn startup_growth_stops_at_the_target_after_a_hole_is_filled() {
+    fn startup_grows_the_window_by_what_is_delivered_up_to_the_target() {
         let mut b = steady();
         b.full_bw_reached = false;
         b.mode = Mode::Startup;
@@ -809,12 +799,15 @@ mod tests {
         b.pacing_gain = HIGH_GAIN;
         b.set_pacing_rate();
         b.cwnd = 100;
-        b.set_cwnd(4000, 5000, 0);
+        b.set_cwnd(2, 5000, 0);
+        assert_eq!(b.cwnd, 102);
+        b.cwnd = 295;
+        b.set_cwnd(4, 5004, 0);
+        assert_eq!(b.cwnd, 299);
+        b.set_cwnd(2, 5006, 0);
+        assert_eq!(b.cwnd, 299);
+        b.full_bw_reached = true;
+        b.set_cwnd(2, 5008, 0);
         assert_eq!(b.cwnd, 296);
-        b.set_cwnd(2, 5002, 0);
-        assert_eq!(b.cwnd, 296);
-        b.cwnd = 200;
-        b.set_cwnd(2, 5004, 0);
-        assert_eq!(b.cwnd, 202);
     }
 }
