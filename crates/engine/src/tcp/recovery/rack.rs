@@ -75,6 +75,8 @@ pub struct Rack {
     pub lost: i64,
     /// Retransmitted packets not yet cumulatively acked.
     rtx_out: i64,
+    /// The highest packet ever retransmitted (a bound for `detect`'s scan).
+    rtx_high: i64,
     /// The lowest packet that may be marked lost (a scan hint).
     lost_from: i64,
     /// Reordering timer: when the packet that waits longest is due (with
@@ -109,6 +111,7 @@ impl Default for Rack {
             min_rtt: SimTime::MAX,
             lost: 0,
             rtx_out: 0,
+            rtx_high: -1,
             lost_from: 0,
             reo_at: None,
             ack_rtt: None,
@@ -151,6 +154,7 @@ impl Rack {
         let rtx = seq <= maxseq;
         let old = self.seg(seq).flags;
         if rtx {
+            self.rtx_high = self.rtx_high.max(seq);
             self.rtx_out += i64::from(old & RETRANS == 0);
             self.lost -= i64::from(old & LOST != 0);
         }
@@ -246,12 +250,15 @@ impl Rack {
         } else {
             (self.min_rtt / 4).min(srtt)
         };
-        // originals leave in sequence order: past RACK's packet, only a
-        // retransmission can have left before it
-        let last = if !self.xmit_rtx && self.rtx_out == 0 {
+        // originals leave in sequence order: past RACK's packet (an
+        // original), only a retransmission can have left before it, and none
+        // is above `rtx_high`
+        let last = if self.xmit_rtx {
+            maxseq
+        } else if self.rtx_out == 0 {
             self.end_seq.min(maxseq)
         } else {
-            maxseq
+            self.end_seq.max(self.rtx_high).min(maxseq)
         };
         let mut marked = 0;
         let mut wait: Option<SimTime> = None;
