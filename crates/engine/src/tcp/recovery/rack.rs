@@ -227,10 +227,11 @@ impl Rack {
     }
 
     /// `tcp_rack_detect_loss`: mark lost every packet in `base..=maxseq`
-    /// not delivered (`sacked`) and sent before RACK's packet whose time is
-    /// up; note how long the others still need. `zero_wnd`: no reordering
-    /// window (recovery, or as many SACKed as the duplicate threshold).
-    /// Returns how many it marked.
+    /// not delivered and sent before RACK's packet whose time is up; note
+    /// how long the others still need. `unsacked(k)`: the first packet at
+    /// or after k not SACKed (the scan skips SACKed runs whole). `zero_wnd`:
+    /// no reordering window (recovery, or as many SACKed as the duplicate
+    /// threshold). Returns how many it marked.
     pub fn detect(
         &mut self,
         base: i64,
@@ -238,7 +239,7 @@ impl Rack {
         now: SimTime,
         srtt: SimTime,
         zero_wnd: bool,
-        sacked: impl Fn(i64) -> bool,
+        unsacked: impl Fn(i64) -> i64,
     ) -> i64 {
         self.advanced = false;
         self.reo_at = None;
@@ -262,12 +263,14 @@ impl Rack {
         };
         let mut marked = 0;
         let mut wait: Option<SimTime> = None;
-        for k in base..=last {
-            let s = self.seg(k);
-            if s.flags & LOST != 0 || sacked(k) {
-                continue;
+        let mut k = base - 1;
+        loop {
+            k = unsacked(k + 1);
+            if k > last {
+                break;
             }
-            if !sent_after(self.xmit_ts, self.end_seq, s.at, k) {
+            let s = self.seg(k);
+            if s.flags & LOST != 0 || !sent_after(self.xmit_ts, self.end_seq, s.at, k) {
                 continue;
             }
             let deadline = s.at + self.rtt + reo_wnd;

@@ -102,6 +102,25 @@ impl Scoreboard {
         seq >= self.base && seq < self.end && self.bits[self.word(seq)] >> (seq & 63) & 1 != 0
     }
 
+    /// The first packet at or after `seq` the receiver does not hold.
+    #[inline]
+    pub fn unsacked_from(&self, seq: i64) -> i64 {
+        if !self.is_sacked(seq) {
+            return seq;
+        }
+        let mut s = seq;
+        // every packet from `end` on is unsacked: the scan stops by then
+        while s < self.end {
+            let w0 = (s >> 6) << 6;
+            let holes = !self.bits[self.word(s)] & (u64::MAX << (s & 63));
+            if holes != 0 {
+                return (w0 + holes.trailing_zeros() as i64).min(self.end);
+            }
+            s = w0 + 64;
+        }
+        self.end
+    }
+
     /// Packets SACKed above the cumulative ack.
     #[inline]
     pub fn total(&self) -> i64 {
@@ -550,7 +569,7 @@ impl State {
             if r.wants_detection(self.scb.total() > 0, false) {
                 let scb = &self.scb;
                 r.detect(st.highest_ack + 1, st.maxseq, now, r.srtt, zero_wnd, |k| {
-                    scb.is_sacked(k)
+                    scb.unsacked_from(k)
                 });
             } else if ack > una {
                 // an ack that moves snd_una re-arms the probe or the RTO
@@ -586,7 +605,7 @@ impl State {
             if r.wants_detection(true, true) {
                 let scb = &self.scb;
                 r.detect(st.highest_ack + 1, st.maxseq, now, r.srtt, true, |k| {
-                    scb.is_sacked(k)
+                    scb.unsacked_from(k)
                 });
             } else if ack > una {
                 r.reo_at = None;
@@ -614,7 +633,7 @@ impl State {
             r.now,
             r.srtt,
             zero_wnd,
-            |k| scb.is_sacked(k),
+            |k| scb.unsacked_from(k),
         );
         self.pipe = (st.maxseq - st.highest_ack) - self.scb.total() - r.lost;
         self.rack = Some(r);
