@@ -253,39 +253,62 @@ impl Rack {
         };
         // originals leave in sequence order: past RACK's packet (an
         // original), only a retransmission can have left before it, and none
-        // is above `rtx_high`
-        let last = if self.xmit_rtx {
-            maxseq
+        // is above `rtx_high`; so up to `mid` every packet not SACKed is
+        // examined, past it the retransmissions up to `last` only
+        let (mid, last) = if self.xmit_rtx {
+            (maxseq, maxseq)
         } else if self.rtx_out == 0 {
-            self.end_seq.min(maxseq)
+            let e = self.end_seq.min(maxseq);
+            (e, e)
         } else {
-            self.end_seq.max(self.rtx_high).min(maxseq)
+            let e = self.end_seq.min(maxseq);
+            (e, self.end_seq.max(self.rtx_high).min(maxseq))
         };
         let mut marked = 0;
         let mut wait: Option<SimTime> = None;
         let mut k = base - 1;
         loop {
             k = unsacked(k + 1);
-            if k > last {
+            if k > mid {
                 break;
             }
-            let s = self.seg(k);
-            if s.flags & LOST != 0 || !sent_after(self.xmit_ts, self.end_seq, s.at, k) {
-                continue;
-            }
-            let deadline = s.at + self.rtt + reo_wnd;
-            if deadline <= now {
-                self.seg_mut(k).flags |= LOST;
-                self.lost += 1;
-                self.lost_from = self.lost_from.min(k);
-                marked += 1;
-            } else {
-                let w = deadline - now;
-                wait = Some(wait.map_or(w, |x: SimTime| x.max(w)));
+            self.detect_one(k, now, reo_wnd, &mut marked, &mut wait);
+        }
+        for k in (mid + 1).max(base)..=last {
+            if self.seg(k).flags & RETRANS != 0 && unsacked(k) == k {
+                self.detect_one(k, now, reo_wnd, &mut marked, &mut wait);
             }
         }
         self.reo_at = wait.map(|w| now + w + TIMEOUT_MIN_US_NS);
         marked
+    }
+
+    /// `detect` for packet `k`, not SACKed: skip it if marked already or
+    /// sent after RACK's packet, else mark it lost if its time is up, or
+    /// note how long it still needs.
+    #[inline(always)]
+    fn detect_one(
+        &mut self,
+        k: i64,
+        now: SimTime,
+        reo_wnd: SimTime,
+        marked: &mut i64,
+        wait: &mut Option<SimTime>,
+    ) {
+        let s = self.seg(k);
+        if s.flags & LOST != 0 || !sent_after(self.xmit_ts, self.end_seq, s.at, k) {
+            return;
+        }
+        let deadline = s.at + self.rtt + reo_wnd;
+        if deadline <= now {
+            self.seg_mut(k).flags |= LOST;
+            self.lost += 1;
+            self.lost_from = self.lost_from.min(k);
+            *marked += 1;
+        } else {
+            let w = deadline - now;
+            *wait = Some(wait.map_or(w, |x: SimTime| x.max(w)));
+        }
     }
 
     /// The lowest packet marked lost and not yet retransmitted.
