@@ -75,6 +75,13 @@ impl Sim {
             snd.pace_entry = SimTime::MAX;
             snd.pace_deadline = None;
             snd.send_much(now, 0, &mut out);
+            if out.is_empty() && snd.pace_deadline.is_none() && !self.rec.tcp_every_change {
+                // the window kept the packet in (a quarter of BBR's pacer
+                // events on b_sack10): nothing sent, no timer moved, so
+                // nothing for `after_sender` to do
+                self.out = out;
+                return;
+            }
         }
         self.after_sender(f, now, &mut out, self.sched.running());
         self.out = out;

@@ -75,6 +75,8 @@ pub struct Rack {
     pub lost: i64,
     /// Retransmitted packets not yet cumulatively acked.
     rtx_out: i64,
+    /// The highest packet ever retransmitted (a bound for `detect`'s scan).
+    rtx_high: i64,
     /// The lowest packet that may be marked lost (a scan hint).
     lost_from: i64,
     /// Reordering timer: when the packet that waits longest is due (with
@@ -109,6 +111,7 @@ impl Default for Rack {
             min_rtt: SimTime::MAX,
             lost: 0,
             rtx_out: 0,
+            rtx_high: -1,
             lost_from: 0,
             reo_at: None,
             ack_rtt: None,
@@ -151,6 +154,7 @@ impl Rack {
         let rtx = seq <= maxseq;
         let old = self.seg(seq).flags;
         if rtx {
+            self.rtx_high = self.rtx_high.max(seq);
             self.rtx_out += i64::from(old & RETRANS == 0);
             self.lost -= i64::from(old & LOST != 0);
         }
@@ -223,10 +227,11 @@ impl Rack {
     }
 
     /// `tcp_rack_detect_loss`: mark lost every packet in `base..=maxseq`
-    /// not delivered (`sacked`) and sent before RACK's packet whose time is
-    /// up; note how long the others still need. `zero_wnd`: no reordering
-    /// window (recovery, or as many SACKed as the duplicate threshold).
-    /// Returns how many it marked.
+    /// not delivered and sent before RACK's packet whose time is up; note
+    /// how long the others still need. `unsacked(k)`: the first packet at
+    /// or after k not SACKed (the scan skips SACKed runs whole). `zero_wnd`:
+    /// no reordering window (recovery, or as many SACKed as the duplicate
+    /// threshold). Returns how many it marked.
     pub fn detect(
         &mut self,
         base: i64,
@@ -234,7 +239,7 @@ impl Rack {
         now: SimTime,
         srtt: SimTime,
         zero_wnd: bool,
-        sacked: impl Fn(i64) -> bool,
+        unsacked: impl Fn(i64) -> i64,
     ) -> i64 {
         self.advanced = false;
         self.reo_at = None;
@@ -246,36 +251,64 @@ impl Rack {
         } else {
             (self.min_rtt / 4).min(srtt)
         };
-        // originals leave in sequence order: past RACK's packet, only a
-        // retransmission can have left before it
-        let last = if !self.xmit_rtx && self.rtx_out == 0 {
-            self.end_seq.min(maxseq)
+        // originals leave in sequence order: past RACK's packet (an
+        // original), only a retransmission can have left before it, and none
+        // is above `rtx_high`; so up to `mid` every packet not SACKed is
+        // examined, past it the retransmissions up to `last` only
+        let (mid, last) = if self.xmit_rtx {
+            (maxseq, maxseq)
+        } else if self.rtx_out == 0 {
+            let e = self.end_seq.min(maxseq);
+            (e, e)
         } else {
-            maxseq
+            let e = self.end_seq.min(maxseq);
+            (e, self.end_seq.max(self.rtx_high).min(maxseq))
         };
         let mut marked = 0;
         let mut wait: Option<SimTime> = None;
-        for k in base..=last {
-            let s = self.seg(k);
-            if s.flags & LOST != 0 || sacked(k) {
-                continue;
+        let mut k = base - 1;
+        loop {
+            k = unsacked(k + 1);
+            if k > mid {
+                break;
             }
-            if !sent_after(self.xmit_ts, self.end_seq, s.at, k) {
-                continue;
-            }
-            let deadline = s.at + self.rtt + reo_wnd;
-            if deadline <= now {
-                self.seg_mut(k).flags |= LOST;
-                self.lost += 1;
-                self.lost_from = self.lost_from.min(k);
-                marked += 1;
-            } else {
-                let w = deadline - now;
-                wait = Some(wait.map_or(w, |x: SimTime| x.max(w)));
+            self.detect_one(k, now, reo_wnd, &mut marked, &mut wait);
+        }
+        for k in (mid + 1).max(base)..=last {
+            if self.seg(k).flags & RETRANS != 0 && unsacked(k) == k {
+                self.detect_one(k, now, reo_wnd, &mut marked, &mut wait);
             }
         }
         self.reo_at = wait.map(|w| now + w + TIMEOUT_MIN_US_NS);
         marked
+    }
+
+    /// `detect` for packet `k`, not SACKed: skip it if marked already or
+    /// sent after RACK's packet, else mark it lost if its time is up, or
+    /// note how long it still needs.
+    #[inline(always)]
+    fn detect_one(
+        &mut self,
+        k: i64,
+        now: SimTime,
+        reo_wnd: SimTime,
+        marked: &mut i64,
+        wait: &mut Option<SimTime>,
+    ) {
+        let s = self.seg(k);
+        if s.flags & LOST != 0 || !sent_after(self.xmit_ts, self.end_seq, s.at, k) {
+            return;
+        }
+        let deadline = s.at + self.rtt + reo_wnd;
+        if deadline <= now {
+            self.seg_mut(k).flags |= LOST;
+            self.lost += 1;
+            self.lost_from = self.lost_from.min(k);
+            *marked += 1;
+        } else {
+            let w = deadline - now;
+            *wait = Some(wait.map_or(w, |x: SimTime| x.max(w)));
+        }
     }
 
     /// The lowest packet marked lost and not yet retransmitted.

@@ -10,15 +10,20 @@ use super::rack::Rack;
 use super::{fast_retransmit, new_ack, Action, Actions, FastRetransmit};
 use crate::net::packet::SackBlock;
 use crate::tcp::state::{CwndAction, TcpState};
-use std::collections::VecDeque;
 
 /// Which packets above the cumulative ack the receiver has reported (ns-2 `ScoreBoardRQ`).
 #[derive(Default)]
 pub struct Scoreboard {
     /// First packet not cumulatively acked (ns-2 `sack_min`).
     base: i64,
-    /// `sacked[i]`: packet `base + i` is held by the receiver.
-    sacked: VecDeque<bool>,
+    /// One past the highest packet SACKed above `base` (`base` if none).
+    end: i64,
+    /// A bit per packet, packet k at bit k mod 64 of word (k / 64) mod
+    /// `bits.len()` (a power of two): set if `base <= k < end` and the
+    /// receiver holds k; every other bit is clear. Per word, not per
+    /// packet: a SACK block is recorded and a scan skips SACKed runs 64 at a
+    /// time (BBR keeps this scoreboard busy on most acks).
+    bits: Vec<u64>,
     total: usize,
     /// Retransmission pointer: holes below it have been resent (ns-2 `h_seqno_`).
     next_retran: i64,
@@ -26,10 +31,63 @@ pub struct Scoreboard {
     pub changed: bool,
 }
 
+/// The bits `off..off + len` of a word (`off + len <= 64`, `len >= 1`).
+#[inline]
+fn bit_range(off: i64, len: i64) -> u64 {
+    (u64::MAX >> (64 - len)) << off
+}
+
 impl Scoreboard {
     pub fn clear(&mut self) {
-        self.sacked.clear();
+        if self.end > self.base {
+            self.take(self.base, self.end);
+        }
+        self.end = self.base;
         self.total = 0;
+    }
+
+    /// The word of packet `seq` (the ring holds it).
+    #[inline]
+    fn word(&self, seq: i64) -> usize {
+        (seq >> 6) as usize & (self.bits.len() - 1)
+    }
+
+    /// Clear the bits of packets `lo..hi` (`base <= lo < hi <= end`); how
+    /// many were set.
+    fn take(&mut self, lo: i64, hi: i64) -> usize {
+        let mut n = 0;
+        let mut s = lo;
+        while s < hi {
+            let e = hi.min(((s >> 6) + 1) << 6);
+            let m = bit_range(s & 63, e - s);
+            let i = self.word(s);
+            n += (self.bits[i] & m).count_ones() as usize;
+            self.bits[i] &= !m;
+            s = e;
+        }
+        n
+    }
+
+    /// Make room for packets `base..hi`.
+    #[inline]
+    fn reserve(&mut self, hi: i64) {
+        let need = (((hi - 1) >> 6) - (self.base >> 6) + 1) as usize;
+        if need > self.bits.len() {
+            self.grow(need);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, need: usize) {
+        let len = (2 * need).next_power_of_two().max(4);
+        let mut bits = vec![0u64; len];
+        if self.end > self.base {
+            for w in (self.base >> 6)..=((self.end - 1) >> 6) {
+                bits[w as usize & (len - 1)] = self.bits[self.word(w << 6)];
+            }
+        }
+        self.bits = bits;
     }
 
     /// Record a duplicate ack's cumulative ack and SACK blocks.
@@ -41,7 +99,26 @@ impl Scoreboard {
     /// Packet `seq` is held by the receiver (above the cumulative ack).
     #[inline]
     pub fn is_sacked(&self, seq: i64) -> bool {
-        seq >= self.base && self.sacked.get((seq - self.base) as usize) == Some(&true)
+        seq >= self.base && seq < self.end && self.bits[self.word(seq)] >> (seq & 63) & 1 != 0
+    }
+
+    /// The first packet at or after `seq` the receiver does not hold.
+    #[inline]
+    pub fn unsacked_from(&self, seq: i64) -> i64 {
+        if !self.is_sacked(seq) {
+            return seq;
+        }
+        let mut s = seq;
+        // every packet from `end` on is unsacked: the scan stops by then
+        while s < self.end {
+            let w0 = (s >> 6) << 6;
+            let holes = !self.bits[self.word(s)] & (u64::MAX << (s & 63));
+            if holes != 0 {
+                return (w0 + holes.trailing_zeros() as i64).min(self.end);
+            }
+            s = w0 + 64;
+        }
+        self.end
     }
 
     /// Packets SACKed above the cumulative ack.
@@ -56,36 +133,44 @@ impl Scoreboard {
         let old_total = self.total;
         self.changed = false;
         if self.base <= last_ack {
-            let shift = (last_ack + 1 - self.base) as usize;
             if self.total > 0 {
                 self.changed = true;
             }
-            if shift >= self.sacked.len() {
-                self.sacked.clear();
-                self.total = 0;
-            } else {
-                for _ in 0..shift {
-                    if self.sacked.pop_front() == Some(true) {
-                        self.total -= 1;
-                    }
-                }
+            // the packets up to the ack leave; what lies above stays
+            let shift = last_ack + 1 - self.base;
+            let cut = (self.base + shift).min(self.end);
+            if cut > self.base {
+                self.total -= self.take(self.base, cut);
             }
             self.base = last_ack + 1;
+            if cut == self.end {
+                self.end = self.base;
+            }
         }
         for b in blocks {
             let lo = (b.start as i64).max(self.base);
             let hi = b.end as i64;
-            for seq in lo..hi {
-                let i = (seq - self.base) as usize;
-                if i >= self.sacked.len() {
-                    self.sacked.resize(i + 1, false);
-                }
-                if !self.sacked[i] {
-                    self.sacked[i] = true;
-                    self.total += 1;
-                    newly(seq);
-                }
+            if lo >= hi {
+                continue;
             }
+            self.reserve(hi);
+            let mut s = lo;
+            while s < hi {
+                let e = hi.min(((s >> 6) + 1) << 6);
+                let i = self.word(s);
+                let mut new = bit_range(s & 63, e - s) & !self.bits[i];
+                if new != 0 {
+                    self.bits[i] |= new;
+                    self.total += new.count_ones() as usize;
+                    let w0 = (s >> 6) << 6;
+                    while new != 0 {
+                        newly(w0 + new.trailing_zeros() as i64);
+                        new &= new - 1;
+                    }
+                }
+                s = e;
+            }
+            self.end = self.end.max(hi);
         }
         self.changed = self.changed || old_total != self.total;
     }
@@ -95,12 +180,23 @@ impl Scoreboard {
         if self.next_retran < self.base {
             self.next_retran = self.base;
         }
-        let start = (self.next_retran - self.base) as usize;
-        let hole = (start..self.sacked.len()).find(|&i| !self.sacked[i])?;
-        // sacked never ends with `false` after an update, so a hole has SACKed data above it
-        let seq = self.base + hole as i64;
-        self.next_retran = self.next_retran.max(seq);
-        Some(seq)
+        // the highest packet known, end - 1, is SACKed: a hole below `end`
+        // has SACKed data above it
+        let mut s = self.next_retran;
+        while s < self.end {
+            let w0 = (s >> 6) << 6;
+            let holes = !self.bits[self.word(s)] & (u64::MAX << (s & 63));
+            if holes != 0 {
+                let seq = w0 + holes.trailing_zeros() as i64;
+                if seq >= self.end {
+                    return None;
+                }
+                self.next_retran = self.next_retran.max(seq);
+                return Some(seq);
+            }
+            s = w0 + 64;
+        }
+        None
     }
 
     pub fn mark_retran(&mut self, seq: i64) {
@@ -487,7 +583,7 @@ impl State {
             if r.wants_detection(self.scb.total() > 0, self.loss) {
                 let scb = &self.scb;
                 r.detect(st.highest_ack + 1, st.maxseq, now, r.srtt, zero_wnd, |k| {
-                    scb.is_sacked(k)
+                    scb.unsacked_from(k)
                 });
             } else if ack > una {
                 // an ack that moves snd_una re-arms the probe or the RTO
@@ -523,7 +619,7 @@ impl State {
             if r.wants_detection(true, true) {
                 let scb = &self.scb;
                 r.detect(st.highest_ack + 1, st.maxseq, now, r.srtt, true, |k| {
-                    scb.is_sacked(k)
+                    scb.unsacked_from(k)
                 });
             } else if ack > una {
                 r.reo_at = None;
@@ -552,7 +648,7 @@ impl State {
             r.now,
             r.srtt,
             zero_wnd,
-            |k| scb.is_sacked(k),
+            |k| scb.unsacked_from(k),
         );
         self.pipe = (st.maxseq - st.highest_ack) - self.scb.total() - r.lost;
         self.rack = Some(r);
