@@ -22,8 +22,9 @@
 //! phase does not end early on a loss). A packet counts as delivered when
 //! it is SACKed or acked, and every ack that delivers reaches the
 //! controller — duplicate and partial acks in recovery too — with what it
-//! delivered (`rs->acked_sacked`) and Linux's packets in flight (neither
-//! SACKed nor marked lost). The probe-bw phase a flow starts in is drawn
+//! delivered (`rs->acked_sacked`). In flight is what was sent and not
+//! cumulatively acked (Linux also subtracts SACKed and lost packets; the
+//! engine does in the loss state after a timeout only). The probe-bw phase a flow starts in is drawn
 //! from its flow number, not a random number.
 
 use super::AckEvent;
