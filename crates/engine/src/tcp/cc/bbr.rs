@@ -31,7 +31,6 @@ use super::AckEvent;
 use crate::scenario::TcpParams;
 use crate::tcp::rate::RateSample;
 use crate::time::SimTime;
-use std::collections::VecDeque;
 
 /// "We use a high_gain value of 2/ln(2) because it's the smallest pacing
 /// gain that will allow a smoothly increasing pacing rate that will double
@@ -96,7 +95,7 @@ pub struct Bbr {
     mss: f64,
     /// The windowed max of the delivery rate: (round, packets/s), the
     /// rates decreasing from front to back.
-    bw: VecDeque<(u64, f64)>,
+    bw: MaxFilter,
     pub min_rtt_ns: SimTime,
     min_rtt_stamp: SimTime,
     pub round: u64,
@@ -146,7 +145,7 @@ impl Bbr {
             prior_cwnd: 0,
             bits: p.packet_size as f64 * 8.0,
             mss: p.packet_size.saturating_sub(p.header_size).max(1) as f64,
-            bw: VecDeque::new(),
+            bw: MaxFilter::default(),
             min_rtt_ns: SimTime::MAX,
             min_rtt_stamp: 0,
             round: 0,
@@ -183,7 +182,7 @@ impl Bbr {
 
     /// The bottleneck bandwidth estimate, packets/s.
     pub fn max_bw(&self) -> f64 {
-        self.bw.front().map_or(0.0, |&(_, r)| r)
+        self.bw.max
     }
 
     /// bbr_tso_segs_goal: the segments of one TSO burst, "Sort of
@@ -229,14 +228,7 @@ impl Bbr {
             self.round_start = true;
             self.conservation = false;
         }
-        let bw = rs.rate_pps();
-        while matches!(self.bw.back(), Some(&(_, r)) if r <= bw) {
-            self.bw.pop_back();
-        }
-        self.bw.push_back((self.round, bw));
-        while matches!(self.bw.front(), Some(&(r, _)) if r + BW_FILTER_ROUNDS <= self.round) {
-            self.bw.pop_front();
-        }
+        self.bw.update(self.round, rs.rate_pps());
     }
 
     /// bbr_update_ack_aggregation: "Estimates the windowed max degree of
@@ -510,6 +502,47 @@ impl Bbr {
         // (`high_seq`); bbr_set_state: "full_bw = 0"
         self.recover = Some(self.next_seq - 1);
         self.full_bw = 0.0;
+    }
+}
+
+/// The windowed maximum of the delivery rate over `BW_FILTER_ROUNDS`
+/// rounds: a monotone queue of (round, rate), rates falling from the
+/// oldest, at most one entry per round (a sample no larger than one of its
+/// own round can never be the maximum while that one is kept, and both
+/// leave together), so a fixed ring holds it.
+#[derive(Default)]
+struct MaxFilter {
+    ring: [(u64, f64); 16],
+    head: usize,
+    len: usize,
+    /// The oldest entry's rate (0 when empty): the maximum.
+    max: f64,
+}
+
+impl MaxFilter {
+    #[inline]
+    fn at(&self, i: usize) -> (u64, f64) {
+        self.ring[(self.head + i) & 15]
+    }
+
+    #[inline]
+    fn update(&mut self, round: u64, bw: f64) {
+        if self.len > 0 {
+            let (r, b) = self.at(self.len - 1);
+            if r == round && bw <= b {
+                return;
+            }
+        }
+        while self.len > 0 && self.at(self.len - 1).1 <= bw {
+            self.len -= 1;
+        }
+        self.ring[(self.head + self.len) & 15] = (round, bw);
+        self.len += 1;
+        while self.len > 0 && self.at(0).0 + BW_FILTER_ROUNDS <= round {
+            self.head = (self.head + 1) & 15;
+            self.len -= 1;
+        }
+        self.max = if self.len > 0 { self.at(0).1 } else { 0.0 };
     }
 }
 

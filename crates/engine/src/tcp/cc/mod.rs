@@ -65,9 +65,10 @@ pub struct AckEvent {
     pub highest_ack: i64,
     /// Next new packet to send (`snd_nxt`).
     pub next_seq: i64,
-    /// Packets in the network as Linux's `tcp_packets_in_flight` counts
-    /// them: sent, not acked and not taken for lost (after a timeout, only
-    /// what was sent since; Linux marks the rest lost).
+    /// Packets in the network: sent and not cumulatively acked; after a
+    /// timeout, in Linux's loss state (`profile = "linux"`) the pipe —
+    /// neither SACKed nor marked lost, as `tcp_packets_in_flight` — and
+    /// under ns-2's go-back-N what was resent since.
     pub in_flight: i64,
     /// A delivery-rate sample (`tcp_rate.c`), for controllers that take them.
     pub rate: Option<crate::tcp::rate::RateSample>,
