@@ -616,7 +616,7 @@ mod tests {
     fn probe_bw_cycles_its_eight_gains() {
         let mut b = Bbr::new(&params(Variant::Sack, 10, 1000));
         b.min_rtt_ns = 10;
-        b.bw.push_back((0, 1e9));
+        b.bw.update(0, 1e9);
         b.seed = 0; // start at phase 0
         b.enter_probe_bw(0);
         assert_eq!(b.pacing_gain, 1.25);
@@ -631,13 +631,39 @@ mod tests {
         assert_eq!(seen, [0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.25]);
     }
 
+    /// The bandwidth filter is the maximum over the samples of the last
+    /// `BW_FILTER_ROUNDS` rounds (bbr_update_bw's `minmax_running_max`
+    /// window), checked against the plain maximum on a pseudo-random run of
+    /// samples, several per round, rounds sometimes skipped.
+    #[test]
+    fn the_bandwidth_filter_is_the_max_over_the_last_ten_rounds() {
+        let mut f = MaxFilter::default();
+        let mut seen: Vec<(u64, f64)> = vec![];
+        let (mut round, mut x) = (0u64, 12345u64);
+        for _ in 0..5000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            round += [0, 0, 0, 1, 1, 2][(x >> 33) as usize % 6];
+            let bw = ((x >> 40) % 1000) as f64;
+            f.update(round, bw);
+            seen.push((round, bw));
+            let want = seen
+                .iter()
+                .filter(|&&(r, _)| r + BW_FILTER_ROUNDS > round)
+                .map(|&(_, b)| b)
+                .fold(0.0, f64::max);
+            assert_eq!(f.max, want, "round {round}");
+        }
+    }
+
     /// A BBR past startup with bw = 1000 packets/s (1 per ms) and min_rtt
     /// = 100 ms: BDP 100 packets.
     fn steady() -> Bbr {
         let mut b = Bbr::new(&params(Variant::Sack, 10, 1000));
         b.min_rtt_ns = 100_000_000;
         b.min_rtt_stamp = 0;
-        b.bw.push_back((0, 1000.0));
+        b.bw.update(0, 1000.0);
         b.full_bw_reached = true;
         b.seed = 3; // enter_probe_bw: cycle_idx (7 − 3) + 1 = 5, gain 1
         b.enter_probe_bw(0);
