@@ -652,8 +652,9 @@ impl TcpSender {
     /// The packets the last ack newly SACKed or cumulatively acked — a
     /// partial ack in recovery too — are delivered now, for the
     /// delivery-rate sample (Linux's `tcp_sacktag_one` and
-    /// `tcp_clean_rtx_queue` → `tcp_rate_skb_delivered`).
-    #[cold]
+    /// `tcp_clean_rtx_queue` → `tcp_rate_skb_delivered`). Every ack of a
+    /// flow with a rate sampler (BBR) comes here; out of line for the rest.
+    #[inline(never)]
     fn rate_sacked(&mut self) {
         let Some(rate) = &mut self.rate else {
             return;

@@ -12,20 +12,21 @@
 //! "PROBE_BW: discover, share bw: pace around estimated bw",
 //! "PROBE_RTT: cut inflight to min to probe min_rtt".
 //!
-//! Kept: the ack-aggregation extra window (`bbr_extra_acked`), the quantization budget from `bbr_tso_segs_goal` (a packet is
-//! one segment on the wire: TSO only sizes the budget), the window saved at
-//! a loss and restored when recovery (or a timeout's loss state) ends, and
-//! `tcp_packets_in_flight` as what is in flight. Left out: the long-term
-//! bandwidth ("policer") mode (`bbr_lt_bw_*`), idle restarts (bulk senders
-//! are never idle), application-limited samples, and `rs->losses` (this
-//! controller is not told of losses: no "cwnd - rs->losses", and a probing
-//! phase does not end early on a loss). A packet counts as delivered when
-//! it is SACKed or acked, and every ack that delivers reaches the
-//! controller — duplicate and partial acks in recovery too — with what it
-//! delivered (`rs->acked_sacked`). In flight is what was sent and not
-//! cumulatively acked (Linux also subtracts SACKed and lost packets; the
-//! engine does in the loss state after a timeout only). The probe-bw phase a flow starts in is drawn
-//! from its flow number, not a random number.
+//! Kept: the ack-aggregation extra window (`bbr_extra_acked`), the
+//! quantization budget from `bbr_tso_segs_goal` (a packet is one segment on
+//! the wire: TSO only sizes the budget), and the window saved at a loss and
+//! restored when recovery (or a timeout's loss state) ends. A packet counts
+//! as delivered when it is SACKed or acked, and every ack that delivers
+//! reaches the controller — duplicate and partial acks in recovery too —
+//! with what it delivered (`rs->acked_sacked`). In flight is what was sent
+//! and not cumulatively acked (Linux's `tcp_packets_in_flight` also
+//! subtracts SACKed and lost packets; the engine does so in the loss state
+//! after a timeout only). Left out: the long-term bandwidth ("policer")
+//! mode (`bbr_lt_bw_*`), idle restarts (bulk senders are never idle),
+//! application-limited samples, and `rs->losses` (this controller is not
+//! told of losses: no "cwnd - rs->losses", and a probing phase does not end
+//! early on a loss). The probe-bw phase a flow starts in is drawn from its
+//! flow number, not a random number.
 
 use super::AckEvent;
 use crate::scenario::TcpParams;
@@ -93,8 +94,7 @@ pub struct Bbr {
     bits: f64,
     /// Payload per packet, bytes (`mss_cache`).
     mss: f64,
-    /// The windowed max of the delivery rate: (round, packets/s), the
-    /// rates decreasing from front to back.
+    /// The windowed max of the delivery rate, packets/s.
     bw: MaxFilter,
     pub min_rtt_ns: SimTime,
     min_rtt_stamp: SimTime,

@@ -382,18 +382,26 @@ mod tests {
         sender(Profile::Linux)
     }
 
+    /// The common opening: 0..9 leave at 0; acks for 0..8 at 100 ms (RTT
+    /// 100 ms) in slow start release two packets each, 10..27, so 9..27
+    /// are out and cwnd is 19.
+    fn opened(profile: Profile) -> Dialogue {
+        let mut d = sender(profile);
+        d.sent(&(0..10).collect::<Vec<_>>());
+        for k in 0..9 {
+            d.ack(100, k).sent(&[10 + 2 * k, 11 + 2 * k]);
+        }
+        d
+    }
+
     /// RFC 8985 §6.2: a packet is lost once a packet sent `reo_wnd` after
     /// it is delivered — one duplicate ack is enough, where the
     /// three-duplicate rule would wait for two more.
     #[test]
     fn rack_detects_a_loss_on_the_first_duplicate_ack() {
-        let mut d = linux();
-        d.sent(&(0..10).collect::<Vec<_>>());
         // acks for 0..8 at 100 ms (RTT 100 ms, min_rtt 100 ms): slow start,
         // two packets per ack; ack k releases 10 + 2k, 11 + 2k; cwnd 19
-        for k in 0..9 {
-            d.ack(100, k).sent(&[10 + 2 * k, 11 + 2 * k]);
-        }
+        let mut d = opened(Profile::Linux);
         d.window(19.0, 20);
         // packet 9 (sent at 0) is lost; packet 10 (sent at 100) is SACKed at
         // 200: RACK.rtt = 100 ms, reo_wnd = min_rtt/4 = 25 ms, and 9 is
@@ -403,11 +411,7 @@ mod tests {
         assert_eq!(d.s.counters.fast_retransmits, 1);
 
         // the same under ns-2's three-duplicate rule: limited transmit only
-        let mut d = sender(Profile::Ns2v235);
-        d.sent(&(0..10).collect::<Vec<_>>());
-        for k in 0..9 {
-            d.ack(100, k).sent(&[10 + 2 * k, 11 + 2 * k]);
-        }
+        let mut d = opened(Profile::Ns2v235);
         d.ack_sack(200, 8, &[(10, 11)]).sent(&[28]);
         assert_eq!(d.s.counters.fast_retransmits, 0);
     }
@@ -485,11 +489,7 @@ mod tests {
     /// go-back-N resends them too.
     #[test]
     fn after_a_timeout_the_loss_state_resends_only_what_was_not_sacked() {
-        let mut d = linux();
-        d.sent(&(0..10).collect::<Vec<_>>());
-        for k in 0..9 {
-            d.ack(100, k).sent(&[10 + 2 * k, 11 + 2 * k]);
-        }
+        let mut d = opened(Profile::Linux);
         // 9..27 out (10..27 sent at 100 ms), cwnd 19; only 15 and 16 arrive:
         // 9 is lost by RACK, recovery (ssthresh 9) resends it — lost again
         d.ack_sack(200, 8, &[(15, 17)]).sent(&[9]).window(9.0, 9);
@@ -515,11 +515,7 @@ mod tests {
         assert_eq!(d.s.counters.timeouts, 1);
 
         // ns-2's go-back-N after the same timeout: 15 and 16 go again
-        let mut d = sender(Profile::Ns2v235);
-        d.sent(&(0..10).collect::<Vec<_>>());
-        for k in 0..9 {
-            d.ack(100, k).sent(&[10 + 2 * k, 11 + 2 * k]);
-        }
+        let mut d = opened(Profile::Ns2v235);
         d.ack_sack(200, 8, &[(15, 17)]).out_clear();
         let t = d.s.rto_deadline.unwrap() / 1_000_000;
         d.timeout(t).sent(&[9]);

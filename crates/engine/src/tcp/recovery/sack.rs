@@ -182,21 +182,12 @@ impl Scoreboard {
         }
         // the highest packet known, end - 1, is SACKed: a hole below `end`
         // has SACKed data above it
-        let mut s = self.next_retran;
-        while s < self.end {
-            let w0 = (s >> 6) << 6;
-            let holes = !self.bits[self.word(s)] & (u64::MAX << (s & 63));
-            if holes != 0 {
-                let seq = w0 + holes.trailing_zeros() as i64;
-                if seq >= self.end {
-                    return None;
-                }
-                self.next_retran = self.next_retran.max(seq);
-                return Some(seq);
-            }
-            s = w0 + 64;
+        let seq = self.unsacked_from(self.next_retran);
+        if seq >= self.end {
+            return None;
         }
-        None
+        self.next_retran = seq;
+        Some(seq)
     }
 
     pub fn mark_retran(&mut self, seq: i64) {
@@ -494,6 +485,13 @@ impl State {
         Some(seq)
     }
 
+    /// Linux's pipe (`tcp_packets_in_flight`): sent and not acked, less
+    /// what is SACKed, less the `lost` packets not yet resent.
+    #[inline]
+    fn linux_pipe(&self, st: &TcpState, lost: i64) -> i64 {
+        (st.maxseq - st.highest_ack) - self.scb.total() - lost
+    }
+
     /// SACK's part of a timeout (ns-2 `Sack1TcpAgent::timeout()`).
     pub fn timeout_prelude(&mut self, st: &mut TcpState) {
         st.dupacks = 0;
@@ -512,7 +510,7 @@ impl State {
                 let scb = &self.scb;
                 let lost = r.on_timeout(st.highest_ack + 1, st.maxseq, |k| scb.is_sacked(k));
                 self.loss = true;
-                self.pipe = (st.maxseq - st.highest_ack) - self.scb.total() - lost;
+                self.pipe = self.linux_pipe(st, lost);
             }
         }
     }
@@ -629,7 +627,7 @@ impl State {
             }
         }
         // Linux's pipe: in flight, less SACKed, less lost and not resent
-        self.pipe = (st.maxseq - st.highest_ack) - self.scb.total() - r.lost;
+        self.pipe = self.linux_pipe(st, r.lost);
         self.rack = Some(r);
     }
 
@@ -650,7 +648,7 @@ impl State {
             zero_wnd,
             |k| scb.unsacked_from(k),
         );
-        self.pipe = (st.maxseq - st.highest_ack) - self.scb.total() - r.lost;
+        self.pipe = self.linux_pipe(st, r.lost);
         self.rack = Some(r);
         if marked > 0 {
             if !self.fastrecov && !self.loss {
