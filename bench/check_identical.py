@@ -10,9 +10,9 @@ the baseline build, then compare after each optimization:
     python3 bench/check_identical.py compare /tmp/speed-baseline.json
 
 The set: the three bench scenarios and every scenarios/*.toml at full length,
-plus variants that reach code the others do not (NewReno, Tahoe on the SACK
-case, delayed acks with a SYN, and runs with every trace series on, sampled and
-on every change). The event count is reported but may differ (it is a cost,
+plus variants that reach code the others do not (NewReno, Tahoe, BBR and
+CUBIC with Linux's defaults on the SACK case, delayed acks with a SYN, and
+runs with every trace series on, sampled and on every change). The event count is reported but may differ (it is a cost,
 not a result); everything else must be equal.
 """
 
@@ -58,6 +58,15 @@ def cases() -> list[tuple[str, dict]]:
          {"duration": "100s", "trace.series": ALL_TRACES, "trace.interval": "0.1s"}),
         ("b-per+traces", "scenarios/b-wireless-per",
          {"duration": "20s", "trace.series": ALL_TRACES}),
+        # today's TCP where it works hardest: ten flows in a 20-packet buffer
+        # keep SACK recovery, RACK, the rate sampler and the pacer busy
+        ("b+bbr-linux", "bench/b_sack10_10mbps",
+         {"duration": "120s", "flows.sack.profile": "linux", "flows.sack.cc": "bbr"}),
+        ("b+cubic-linux", "bench/b_sack10_10mbps",
+         {"duration": "120s", "flows.sack.profile": "linux", "flows.sack.cc": "cubic"}),
+        ("b+bbr-linux+traces", "bench/b_sack10_10mbps",
+         {"duration": "30s", "flows.sack.profile": "linux", "flows.sack.cc": "bbr",
+          "trace.series": ALL_TRACES}),
     ]
     for name, src, sets in variants:
         sc = copy.deepcopy(base[src])

@@ -73,7 +73,7 @@ def main(argv: list[str]) -> int:
     for k, c in by_line.most_common(top):
         print(f"{c / total * 100:5.1f}%  {k}")
     print("\n-- by innermost engine function")
-    for k, c in by_fn.most_common(25):
+    for k, c in by_fn.most_common(max(25, top)):
         print(f"{c / total * 100:5.1f}%  {k}")
     return 0
 

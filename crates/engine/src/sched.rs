@@ -249,7 +249,7 @@ impl Scheduler {
     /// Schedule `event` at `time` from the event running now.
     #[inline]
     pub fn schedule(&mut self, time: SimTime, event: Event) {
-        let delay = time.saturating_sub(self.now) as f64 / 1e9;
+        let delay = crate::time::ns_f64(time.saturating_sub(self.now)) / 1e9;
         self.schedule_ordered(time, event, self.running.then(delay));
     }
 

@@ -487,7 +487,7 @@ impl Link {
     /// reaches the next hop, which needs an event then.
     #[inline]
     pub fn arrive(&mut self, pkt: Packet, now: SimTime) -> Admit {
-        let at = (now as f64 / 1e9).to_bits();
+        let at = (crate::time::ns_f64(now) / 1e9).to_bits();
         let order = Order {
             clock: at,
             cause: [at, at],

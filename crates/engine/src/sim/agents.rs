@@ -26,7 +26,10 @@ impl Sim {
                 let armed = &mut self.rto_orders[f as usize];
                 if armed.0 != d {
                     // (re)armed in this event: ns-2 reschedules its timer now
-                    *armed = (d, order.then(d.saturating_sub(now) as f64 / 1e9));
+                    *armed = (
+                        d,
+                        order.then(crate::time::ns_f64(d.saturating_sub(now)) / 1e9),
+                    );
                 }
                 if d < snd.rto_entry {
                     snd.rto_entry = d;

@@ -20,7 +20,7 @@
 //! (`tcp_rate_skb_delivered`). Bulk senders are never application-limited
 //! (no `app_limited` marking).
 
-use crate::time::SimTime;
+use crate::time::{ns_f64, SimTime};
 
 #[derive(Clone, Copy, Debug, Default)]
 struct Snap {
@@ -32,14 +32,6 @@ struct Snap {
     rtx: bool,
     /// Delivered already (SACKed): not counted again when acked.
     done: bool,
-}
-
-/// The packet an ack's sample is taken from: the most recently sent of
-/// those it delivers.
-#[derive(Clone, Copy, Debug)]
-struct Pick {
-    seq: i64,
-    snap: Snap,
 }
 
 /// One rate sample (`struct rate_sample`).
@@ -60,7 +52,7 @@ pub struct RateSample {
 impl RateSample {
     /// Packets per second.
     pub fn rate_pps(&self) -> f64 {
-        self.delivered as f64 * 1e9 / self.interval_ns as f64
+        self.delivered as f64 * 1e9 / ns_f64(self.interval_ns)
     }
 }
 
@@ -73,8 +65,17 @@ pub struct RateState {
     /// Snapshot of packet k at slot k mod len.
     snaps: Vec<Snap>,
     base: i64,
-    /// The ack being taken: its sample's packet and what it delivered.
-    pick: Option<Pick>,
+    /// The ack being taken: the packet its sample comes from, the most
+    /// recently sent of those it delivers (seq −1: none yet), and when
+    /// that packet was sent.
+    pick_seq: i64,
+    pick_sent: SimTime,
+    /// That packet's snapshot, copied once the ack's deliveries are
+    /// counted (before anything is sent on the ack, which could reuse the
+    /// slot); `sealed` once copied.
+    pick: Snap,
+    sealed: bool,
+    /// What the ack delivered.
     acked_sacked: i64,
     /// The highest packet counted as cumulatively acked.
     acked_to: i64,
@@ -88,7 +89,10 @@ impl Default for RateState {
             first_tx: 0,
             snaps: Vec::new(),
             base: 0,
-            pick: None,
+            pick_seq: -1,
+            pick_sent: 0,
+            pick: Snap::default(),
+            sealed: true,
             acked_sacked: 0,
             acked_to: -1,
         }
@@ -134,22 +138,33 @@ impl RateState {
     #[inline]
     fn deliver(&mut self, seq: i64) -> usize {
         let i = seq as usize & (self.snaps.len() - 1);
-        let p = self.snaps[i];
+        let p = &self.snaps[i];
         if p.done {
             return i;
         }
         self.delivered += 1;
         self.acked_sacked += 1;
-        let later = match &self.pick {
-            None => true,
-            Some(q) => p.sent > q.snap.sent || (p.sent == q.snap.sent && seq > q.seq),
-        };
-        if later {
-            self.pick = Some(Pick { seq, snap: p });
+        let sent = p.sent;
+        if self.pick_seq < 0
+            || sent > self.pick_sent
+            || (sent == self.pick_sent && seq > self.pick_seq)
+        {
+            self.pick_seq = seq;
+            self.pick_sent = sent;
+            self.sealed = false;
             // "Record send time of most recently ACKed packet"
-            self.first_tx = p.sent;
+            self.first_tx = sent;
         }
         i
+    }
+
+    /// The ack's deliveries are counted: keep its sample packet's snapshot.
+    #[inline]
+    fn seal(&mut self) {
+        if !self.sealed {
+            self.pick = self.snaps[self.pick_seq as usize & (self.snaps.len() - 1)];
+            self.sealed = true;
+        }
     }
 
     /// Packets were SACKed and no ack has taken them yet.
@@ -194,10 +209,15 @@ impl RateState {
         if self.snaps.is_empty() {
             return;
         }
-        for k in self.acked_to.max(ack - self.snaps.len() as i64) + 1..=ack {
-            self.deliver(k);
+        if ack > self.acked_to {
+            let mut k = self.acked_to.max(ack - self.snaps.len() as i64) + 1;
+            while k <= ack {
+                self.deliver(k);
+                k += 1;
+            }
+            self.acked_to = ack;
         }
-        self.acked_to = self.acked_to.max(ack);
+        self.seal();
     }
 
     /// The ack being taken, cumulative up to `ack`, after `on_sacked` for
@@ -209,12 +229,15 @@ impl RateState {
         }
         self.on_cum_ack(ack);
         let acked_sacked = std::mem::take(&mut self.acked_sacked);
-        let pick = self.pick.take()?;
+        if self.pick_seq < 0 {
+            return None;
+        }
+        self.pick_seq = -1;
         if acked_sacked == 0 {
             return None;
         }
         self.delivered_time = now;
-        let p = pick.snap;
+        let p = self.pick;
         // "an ACK with a send_rate lower than the ack_rate ... use the
         // longer of the send and ack intervals"
         let snd = p.sent.saturating_sub(p.first_tx);

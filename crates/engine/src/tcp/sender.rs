@@ -42,6 +42,9 @@ pub struct TcpSender {
     /// 0 means no pacing (every controller but one that sets a rate).
     pub pacing_rate_bps: f64,
     pub next_send: SimTime,
+    /// The last gap the pacer computed: (rate, packet size, ns) — the rate
+    /// changes far less often than packets leave.
+    pace_gap: (f64, u32, SimTime),
     /// The pacer holds packets back until this time (None: not waiting).
     pub pace_deadline: Option<SimTime>,
     /// Time of this sender's one pending pacer event (MAX if none).
@@ -131,6 +134,7 @@ impl TcpSender {
             rate: bbr.then(Box::default),
             pacing_rate_bps: 0.0,
             next_send: 0,
+            pace_gap: (0.0, 0, 0),
             pace_deadline: None,
             pace_entry: SimTime::MAX,
             hooks,
@@ -327,25 +331,40 @@ impl TcpSender {
         if self.pacing_rate_bps > 0.0 {
             // the next packet may leave one packet time at the pacing rate
             // after this one (Linux's `tcp_update_skb_after_send`)
-            let gap = (size as f64 * 8e9 / self.pacing_rate_bps) as SimTime;
+            let gap = self.pace_gap(size);
             self.next_send = self.next_send.max(now) + gap;
         }
+    }
+
+    /// One packet time of `size` bytes at the pacing rate, ns.
+    #[inline]
+    fn pace_gap(&mut self, size: u32) -> SimTime {
+        let (rate, sz, ns) = self.pace_gap;
+        if rate == self.pacing_rate_bps && sz == size {
+            return ns;
+        }
+        let ns = (size as f64 * 8e9 / self.pacing_rate_bps) as SimTime;
+        self.pace_gap = (self.pacing_rate_bps, size, ns);
+        ns
     }
 
     /// Send as much as the window allows (ns-2 `send_much()`; SACK plans its own).
     pub fn send_much(&mut self, now: SimTime, maxburst: u32, out: &mut Vec<Packet>) {
         if let Recovery::Sack(_) = self.rec {
+            if self.paced(now) {
+                return;
+            }
             let cwnd = self.cc.cwnd(); // output never changes it
             loop {
-                if self.paced(now) {
-                    return;
-                }
                 let Recovery::Sack(x) = &mut self.rec else {
                     unreachable!()
                 };
                 match x.next_send(&mut self.st, cwnd) {
                     Some(seq) => self.output(seq, now, out),
                     None => return,
+                }
+                if self.paced(now) {
+                    return;
                 }
             }
         }
@@ -369,7 +388,8 @@ impl TcpSender {
     /// `next_send`; note when to try again (one pending event per flow).
     #[inline]
     fn paced(&mut self, now: SimTime) -> bool {
-        if self.pacing_rate_bps > 0.0 && self.next_send > now {
+        // (the time first: it is false for every flow not paced)
+        if self.next_send > now && self.pacing_rate_bps > 0.0 {
             self.pace_deadline = Some(self.next_send);
             return true;
         }

@@ -31,7 +31,7 @@
 use super::AckEvent;
 use crate::scenario::TcpParams;
 use crate::tcp::rate::RateSample;
-use crate::time::SimTime;
+use crate::time::{ns_f64, SimTime};
 
 /// "We use a high_gain value of 2/ln(2) because it's the smallest pacing
 /// gain that will allow a smoothly increasing pacing rate that will double
@@ -112,6 +112,9 @@ pub struct Bbr {
     probe_rtt_round_done: bool,
     /// Pacing rate, bits/s.
     pub pacing_bps: f64,
+    /// `3 * tso_segs_goal()` at this pacing rate (the quantization budget
+    /// each window target adds; it changes only with the rate).
+    quanta: u32,
     /// Packets in flight at the last ack.
     inflight: i64,
     /// A recovery's first round: "packet conservation".
@@ -161,6 +164,7 @@ impl Bbr {
             probe_rtt_done: None,
             probe_rtt_round_done: false,
             pacing_bps: 0.0,
+            quanta: 0,
             inflight: 0,
             conservation: false,
             extra_acked: [0; 2],
@@ -176,8 +180,17 @@ impl Bbr {
         };
         // bbr_init_pacing_rate_from_rtt: "nominal_rtt = 1ms" with no RTT
         // sample yet, rate = high_gain × cwnd / rtt
-        b.pacing_bps = HIGH_GAIN * init as f64 * b.bits / 1e-3 * PACING_MARGIN;
+        b.set_pacing_bps(HIGH_GAIN * init as f64 * b.bits / 1e-3 * PACING_MARGIN);
         b
+    }
+
+    /// The pacing rate becomes `rate` bits/s.
+    #[inline]
+    fn set_pacing_bps(&mut self, rate: f64) {
+        if rate != self.pacing_bps {
+            self.pacing_bps = rate;
+            self.quanta = 3 * self.tso_segs_goal();
+        }
     }
 
     /// The bottleneck bandwidth estimate, packets/s.
@@ -210,9 +223,9 @@ impl Bbr {
         if self.min_rtt_ns == SimTime::MAX {
             return self.wnd_init;
         }
-        let bdp = self.max_bw() * self.min_rtt_ns as f64 * 1e-9;
-        let mut t = (bdp * gain).ceil() as u32 + extra;
-        t += 3 * self.tso_segs_goal();
+        let bdp = self.max_bw() * ns_f64(self.min_rtt_ns) * 1e-9;
+        let mut t = ceil_u32(bdp * gain) + extra;
+        t += self.quanta;
         t = (t + 1) & !1;
         if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
             t += 2;
@@ -250,7 +263,7 @@ impl Bbr {
             }
         }
         let epoch_ns = now.saturating_sub(self.ack_epoch_start);
-        let mut expected = (self.max_bw() * epoch_ns as f64 * 1e-9) as u32;
+        let mut expected = (self.max_bw() * ns_f64(epoch_ns) * 1e-9) as u32;
         if self.ack_epoch_acked <= expected || self.ack_epoch_acked + acked >= ACK_EPOCH_RESET {
             self.ack_epoch_acked = 0;
             self.ack_epoch_start = now;
@@ -422,7 +435,7 @@ impl Bbr {
         }
         let rate = self.pacing_gain * bw * self.bits * PACING_MARGIN;
         if self.full_bw_reached || rate > self.pacing_bps {
-            self.pacing_bps = rate;
+            self.set_pacing_bps(rate);
         }
     }
 
@@ -502,6 +515,18 @@ impl Bbr {
         // (`high_seq`); bbr_set_state: "full_bw = 0"
         self.recover = Some(self.next_seq - 1);
         self.full_bw = 0.0;
+    }
+}
+
+/// `x.ceil() as u32` for 0 <= x < 2^32 without the library call the
+/// baseline x86-64 target makes of `ceil`.
+#[inline(always)]
+fn ceil_u32(x: f64) -> u32 {
+    let t = x as u32;
+    if (t as f64) < x {
+        t.saturating_add(1)
+    } else {
+        t
     }
 }
 
