@@ -14,7 +14,13 @@ time-aligned cwnd summed over a case's flows, divided by the BDP) and draws
 the overlaid cwnd traces. It prints the median and 95th-percentile relative
 goodput error per congestion control.
 
-    sudo .venv/bin/python bench/linux_suite.py --out runs/linux-suite           # default grid, ~25 min
+The kernel runs each case twice (`--no-repeat`: once): its second run, compared
+with its first by the same measures, is the noise floor — how far two runs of
+the real thing differ — printed beside the packet engine's error. A per-flow
+error or a share difference no larger than the kernel's own is not a
+difference the comparison can see.
+
+    sudo .venv/bin/python bench/linux_suite.py --out runs/linux-suite           # default grid, ~50 min
     sudo .venv/bin/python bench/linux_suite.py --out runs/linux-suite --grid ci  # one 10 s case
     sudo .venv/bin/python bench/linux_suite.py --out runs/linux-suite --grid quick
     .venv/bin/python bench/linux_suite.py --out runs/linux-suite --list          # the cases, nothing run
@@ -215,7 +221,7 @@ def plot_case(name: str, runs: dict, out: Path, warmup_s: float, duration_s: flo
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(8, 3.5))
-    colors = {"linux": "black", "packet": "tab:red"}
+    colors = {"linux": "black", "packet": "tab:red", "linux-repeat": "tab:grey"}
     for engine, res in runs.items():
         tcp = res.traces.get("tcp")
         if tcp is None:
@@ -255,23 +261,28 @@ def run_case(case, args, store, have, stored, build) -> dict:
     if any(skips.values()):
         row.update({f"{e}_skipped": why for e, why in skips.items() if why})
         return row
-    for engine in ("linux", "packet"):
+    # the kernel twice: what its second run differs from its first by is the
+    # noise floor the packet engine's error is read against
+    labels = ("linux", "packet", "linux-repeat") if args.repeat else ("linux", "packet")
+    for label in labels:
+        engine = label.split("-")[0]
         sc = load_scenario(sc_dict)
-        key = point_key(sc, engine, engine_version(engine), build)
+        key = point_key(sc, engine, engine_version(engine) + ("#repeat" if label != engine else ""), build)
         cached = stored.get(key)
         if cached is not None:
-            runs[engine] = cached
+            runs[label] = cached
             continue
         t0 = time.perf_counter()
         try:
             res = tcplab.run(sc_dict, engine=engine)
         except Exception as exc:  # a failed case is stored as failed and reported
-            row[f"{engine}_error"] = f"{type(exc).__name__}: {exc}"
-            store.write_batch([{"key": key, "case": name, "engine": engine, "status": "failed",
+            row[f"{label}_error"] = f"{type(exc).__name__}: {exc}"
+            store.write_batch([{"key": key, "case": name, "engine": engine, "run": label, "status": "failed",
                                 "error": str(exc), "scenario": json.dumps(sc)}])
             continue
         m = engine_metrics(res, case, args.warmup, args.duration)
-        rec = {"key": key, "case": name, "engine": engine, "engine_version": str(res.engine_version),
+        rec = {"key": key, "case": name, "engine": engine, "run": label,
+               "engine_version": str(res.engine_version),
                "build": build, "status": "ok", "error": "", "wall_s": time.perf_counter() - t0,
                "load_avg": os.getloadavg()[0], **{k: json.dumps(v) if isinstance(v, (list, dict)) else v
                                                     for k, v in m.items()},
@@ -280,28 +291,40 @@ def run_case(case, args, store, have, stored, build) -> dict:
         if engine == "linux":
             rec["emulator"] = json.dumps((res.metrics.get("linux") or {}).get("emulator"), default=str)
         store.write_batch([rec])
-        runs[engine] = _Stored(rec)
-    for engine, r in runs.items():
-        row[engine] = r.metrics
-    if len(runs) == 2:
-        lin, pkt = runs["linux"], runs["packet"]
-        gl, gp = lin.metrics["goodput_bps"], pkt.metrics["goodput_bps"]
-        row["goodput_error"] = (gp - gl) / gl if gl > 0 else float("nan")
-        # per flow (the same flow ids start at the same instants on both engines)
-        fl = np.array(lin.metrics["goodput_per_flow_bps"])
-        fp = np.array(pkt.metrics["goodput_per_flow_bps"])
-        if len(fl) == len(fp) and (fl > 0).all():
-            row["flow_goodput_error"] = float(np.mean(np.abs(fp - fl) / fl))
-        row["jain_linux"], row["jain_packet"] = lin.metrics["jain_index"], pkt.metrics["jain_index"]
-        row["cwnd_distance_bdp"] = cwnd_distance(lin, pkt, case, args.warmup, args.duration)
-        if "+" in case[4]:
-            def share(m, cc):
-                by = m["goodput_by_cc_bps"]
-                return by.get(cc, 0.0) / max(1e-9, sum(by.values()))
-            second = case[4].split("+")[1]
-            row["share_error"] = share(pkt.metrics, second) - share(lin.metrics, second)
+        runs[label] = _Stored(rec)
+    for label, r in runs.items():
+        row[label] = r.metrics
+    if "linux" in runs and "packet" in runs:
+        lin = runs["linux"]
+        row.update(compare(lin, runs["packet"], case, args))
+        row["jain_linux"], row["jain_packet"] = lin.metrics["jain_index"], runs["packet"].metrics["jain_index"]
+        if "linux-repeat" in runs:
+            # the same measures between the kernel's two runs
+            row.update({f"kernel_{k}": v for k, v in compare(lin, runs["linux-repeat"], case, args).items()})
         row["plot"] = str(plot_case(name, runs, Path(args.out), args.warmup, args.duration))
     return row
+
+
+def compare(ref, other, case, args) -> dict:
+    """`other` against `ref`: relative total goodput error, mean relative per-flow
+    error, cwnd distance and (mixed cases) the second cc's share difference."""
+    out = {}
+    gl, gp = ref.metrics["goodput_bps"], other.metrics["goodput_bps"]
+    out["goodput_error"] = (gp - gl) / gl if gl > 0 else float("nan")
+    # per flow (the same flow ids start at the same instants on every run)
+    fl = np.array(ref.metrics["goodput_per_flow_bps"])
+    fp = np.array(other.metrics["goodput_per_flow_bps"])
+    if len(fl) == len(fp) and (fl > 0).all():
+        out["flow_goodput_error"] = float(np.mean(np.abs(fp - fl) / fl))
+    out["cwnd_distance_bdp"] = cwnd_distance(ref, other, case, args.warmup, args.duration)
+    if "+" in case[4]:
+        def share(m, cc):
+            by = m["goodput_by_cc_bps"]
+            return by.get(cc, 0.0) / max(1e-9, sum(by.values()))
+        second = case[4].split("+")[1]
+        out["share"] = share(other.metrics, second)
+        out["share_error"] = out["share"] - share(ref.metrics, second)
+    return out
 
 
 class _Stored:
@@ -341,6 +364,24 @@ def summarize(rows: list[dict]) -> dict:
                    "flow_median": float(np.nanmedian(f)), "flow_p95": float(np.nanpercentile(f, 95)),
                    "cwnd_distance_median": float(np.nanmedian(d)),
                    "worst": [(w["case"], round(w["goodput_error"], 4)) for w in worst]}
+        s = np.array([abs(r["share_error"]) for r in rs if "share_error" in r])
+        if len(s):
+            out[cc]["share_within_005"] = int((s <= 0.05).sum())
+            out[cc]["share_error_mean"] = float(s.mean())
+        # the kernel against itself (cases run twice)
+        ks = [r for r in rs if "kernel_goodput_error" in r]
+        if ks:
+            ke = np.array([abs(r["kernel_goodput_error"]) for r in ks])
+            kf = np.array([r.get("kernel_flow_goodput_error", np.nan) for r in ks])
+            kd = np.array([r.get("kernel_cwnd_distance_bdp", np.nan) for r in ks])
+            out[cc]["kernel"] = {"cases": len(ks), "median": float(np.median(ke)),
+                                 "p95": float(np.percentile(ke, 95)),
+                                 "flow_median": float(np.nanmedian(kf)), "flow_p95": float(np.nanpercentile(kf, 95)),
+                                 "cwnd_distance_median": float(np.nanmedian(kd))}
+            kse = np.array([abs(r["kernel_share_error"]) for r in ks if "kernel_share_error" in r])
+            if len(kse):
+                out[cc]["kernel"]["share_error_mean"] = float(kse.mean())
+                out[cc]["kernel"]["share_within_005"] = int((kse <= 0.05).sum())
     return out
 
 
@@ -352,6 +393,8 @@ def main(argv=None) -> int:
     ap.add_argument("--warmup", type=float, default=5.0, help="seconds not measured (default 5)")
     ap.add_argument("--only", default="", help="run only cases whose name contains this")
     ap.add_argument("--list", action="store_true", help="list the cases and exit")
+    ap.add_argument("--no-repeat", dest="repeat", action="store_false",
+                    help="run the kernel once per case, not twice (no noise floor; about 40%% less time)")
     args = ap.parse_args(argv)
     if args.grid == "ci":
         args.duration, args.warmup = min(args.duration, 10.0), min(args.warmup, 2.0)
@@ -359,7 +402,9 @@ def main(argv=None) -> int:
     if args.list:
         for c in cases:
             print(case_id(*c))
-        print(f"{len(cases)} cases, {len(cases) * args.duration / 60:.0f} min of real time on linux")
+        runs = 2 if args.repeat else 1
+        print(f"{len(cases)} cases, {len(cases) * runs * args.duration / 60:.0f} min of real time on linux"
+              + (" (each case twice)" if args.repeat else ""))
         return 0
     from tcplab.backends.linux import available
     from tcplab.provenance import build as build_id
@@ -385,6 +430,9 @@ def main(argv=None) -> int:
             print(f"[{k + 1}/{len(cases)}] {row['case']}: "
                   + (f"SKIPPED ({skip})" if skip else
                      f"goodput error {err:+.3f}, cwnd distance {row.get('cwnd_distance_bdp', float('nan')):.2f} BDP"
+                     + (f" (kernel vs itself {row['kernel_goodput_error']:+.3f}, "
+                        f"{row.get('kernel_cwnd_distance_bdp', float('nan')):.2f} BDP)"
+                        if "kernel_goodput_error" in row else "")
                      if err is not None else f"failed: {row.get('linux_error') or row.get('packet_error')}")
                   + f"  [{time.time() - t0:.0f} s, load {os.getloadavg()[0]:.1f}]", flush=True)
     summary = {"grid": args.grid, "duration_s": args.duration, "warmup_s": args.warmup,
@@ -396,6 +444,21 @@ def main(argv=None) -> int:
     for cc, s in summary["per_cc"].items():
         print(f"{cc:<10} {s['cases']:>5} {s['median']:>8.3f} {s['p95']:>8.3f} {s['flow_median']:>9.3f} "
               f"{s['flow_p95']:>9.3f} {s['cwnd_distance_median']:>7.2f}  {s['worst']}")
+        if "share_within_005" in s:
+            print(f"{'':<10} share of {cc.split('+')[1]} within 0.05 of the kernel's in "
+                  f"{s['share_within_005']} of {s['cases']} (mean distance {s['share_error_mean']:.3f})")
+    if any("kernel" in s for s in summary["per_cc"].values()):
+        print("\nthe noise floor: the kernel's second run against its first (same measures):")
+        print(f"{'cc':<10} {'cases':>5} {'median':>8} {'p95':>8} {'flow med':>9} {'flow p95':>9} {'cwnd d':>7}")
+        for cc, s in summary["per_cc"].items():
+            k = s.get("kernel")
+            if not k:
+                continue
+            print(f"{cc:<10} {k['cases']:>5} {k['median']:>8.3f} {k['p95']:>8.3f} {k['flow_median']:>9.3f} "
+                  f"{k['flow_p95']:>9.3f} {k['cwnd_distance_median']:>7.2f}")
+            if "share_within_005" in k:
+                print(f"{'':<10} share within 0.05 of the first run's in {k['share_within_005']} of "
+                      f"{k['cases']} (mean distance {k['share_error_mean']:.3f})")
     skipped = [r["case"] for r in rows if any(k.endswith("_skipped") for k in r)]
     if skipped:
         print(f"skipped ({len(skipped)}): " + ", ".join(skipped))

@@ -1,6 +1,6 @@
 """The Linux-comparison suite's CI subset (bench/linux_suite.py --grid ci): one
-10 s CUBIC case on the kernel and on the packet engine's `linux` profile. It needs
-root and TUN; without them it is skipped, saying why."""
+10 s CUBIC case on the kernel (twice: the noise floor) and on the packet engine's
+`linux` profile. It needs root and TUN; without them it is skipped, saying why."""
 
 from __future__ import annotations
 
@@ -54,9 +54,13 @@ def test_ci_subset_against_the_kernel(tmp_path):
     assert abs(case["goodput_error"]) < 0.05, case
     assert case["cwnd_distance_bdp"] < 0.5, case
     assert Path(case["plot"]).stat().st_size > 0
-    # resumable: a second run reads both runs from the store and runs nothing
+    # the kernel ran twice: its two runs of one CUBIC flow agree as closely
+    assert abs(case["kernel_goodput_error"]) < 0.05, case
+    assert case["kernel_cwnd_distance_bdp"] < 0.5, case
+    assert summary["per_cc"]["cubic"]["kernel"]["cases"] == 1
+    # resumable: a second run reads all three runs from the store and runs nothing
     parts = sorted((out / "store").glob("part-*.parquet"))
-    assert len(parts) == 2
+    assert len(parts) == 3
     assert s.main(["--out", str(out), "--grid", "ci"]) == 0
     assert sorted((out / "store").glob("part-*.parquet")) == parts
     again = json.loads((out / "summary.json").read_text())["cases"][0]

@@ -349,11 +349,19 @@ impl TcpSender {
     }
 
     /// Send as much as the window allows (ns-2 `send_much()`; SACK plans its own).
+    #[inline]
     pub fn send_much(&mut self, now: SimTime, maxburst: u32, out: &mut Vec<Packet>) {
+        // a SACK sender held by the pacer sends nothing: said here, without
+        // the call (half of a paced flow's calls end so)
+        if matches!(self.rec, Recovery::Sack(_)) && self.paced(now) {
+            return;
+        }
+        self.send_much_unpaced(now, maxburst, out)
+    }
+
+    #[inline(never)]
+    fn send_much_unpaced(&mut self, now: SimTime, maxburst: u32, out: &mut Vec<Packet>) {
         if let Recovery::Sack(_) = self.rec {
-            if self.paced(now) {
-                return;
-            }
             let cwnd = self.cc.cwnd(); // output never changes it
             loop {
                 let Recovery::Sack(x) = &mut self.rec else {
