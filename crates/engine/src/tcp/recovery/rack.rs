@@ -41,6 +41,11 @@ use crate::time::SimTime;
 const RETRANS: u8 = 1;
 /// RACK marked the packet lost and it has not been retransmitted since.
 const LOST: u8 = 2;
+/// The packet is in the send-time list (sent, not SACKed since its last
+/// transmission, not cumulatively acked).
+const LISTED: u8 = 4;
+/// No packet (the list's end).
+const NIL: u32 = u32::MAX;
 
 /// `TCP_TIMEOUT_MIN` (2 jiffies) at `HZ` 250, the probe timer's slack when
 /// more than one packet is in flight.
@@ -48,17 +53,35 @@ pub const TIMEOUT_MIN_NS: SimTime = 8_000_000;
 /// `TCP_TIMEOUT_MIN_US`, added to the reordering timer.
 pub const TIMEOUT_MIN_US_NS: SimTime = 2_000_000;
 
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 struct Seg {
     /// When the packet last left (its latest transmission).
     at: SimTime,
+    /// The packets sent just before and after it, in the send-time list.
+    prev: u32,
+    next: u32,
     flags: u8,
+}
+
+impl Default for Seg {
+    fn default() -> Self {
+        Seg {
+            at: 0,
+            prev: NIL,
+            next: NIL,
+            flags: 0,
+        }
+    }
 }
 
 /// RACK's state and the send times it reads.
 pub struct Rack {
     /// Per packet above the cumulative ack: packet k at slot k mod len.
     segs: Vec<Seg>,
+    /// The packets neither SACKed nor cumulatively acked, in the order they
+    /// last left (Linux's `tsorted_sent_queue`): oldest and newest.
+    first: u32,
+    last: u32,
     /// `RACK.xmit_ts`, `RACK.end_seq` (the packet), `RACK.rtt`.
     pub xmit_ts: SimTime,
     pub end_seq: i64,
@@ -75,8 +98,6 @@ pub struct Rack {
     pub lost: i64,
     /// Retransmitted packets not yet cumulatively acked.
     rtx_out: i64,
-    /// The highest packet ever retransmitted (a bound for `detect`'s scan).
-    rtx_high: i64,
     /// The lowest packet that may be marked lost (a scan hint).
     lost_from: i64,
     /// Reordering timer: when the packet that waits longest is due (with
@@ -103,6 +124,8 @@ impl Default for Rack {
     fn default() -> Self {
         Rack {
             segs: Vec::new(),
+            first: NIL,
+            last: NIL,
             xmit_ts: 0,
             end_seq: -1,
             rtt: 0,
@@ -111,7 +134,6 @@ impl Default for Rack {
             min_rtt: SimTime::MAX,
             lost: 0,
             rtx_out: 0,
-            rtx_high: -1,
             lost_from: 0,
             reo_at: None,
             ack_rtt: None,
@@ -154,14 +176,40 @@ impl Rack {
         let rtx = seq <= maxseq;
         let old = self.seg(seq).flags;
         if rtx {
-            self.rtx_high = self.rtx_high.max(seq);
             self.rtx_out += i64::from(old & RETRANS == 0);
             self.lost -= i64::from(old & LOST != 0);
+            self.unlink(seq);
         }
         *self.seg_mut(seq) = Seg {
             at: now,
-            flags: if rtx { RETRANS } else { 0 },
+            prev: self.last,
+            next: NIL,
+            flags: if rtx { RETRANS | LISTED } else { LISTED },
         };
+        // the newest in the send-time list
+        match self.last {
+            NIL => self.first = seq as u32,
+            l => self.seg_mut(l as i64).next = seq as u32,
+        }
+        self.last = seq as u32;
+    }
+
+    /// Take packet `seq` out of the send-time list, if it is in it.
+    #[inline]
+    fn unlink(&mut self, seq: i64) {
+        let s = self.seg(seq);
+        if s.flags & LISTED == 0 {
+            return;
+        }
+        match s.prev {
+            NIL => self.first = s.next,
+            p => self.seg_mut(p as i64).next = s.next,
+        }
+        match s.next {
+            NIL => self.last = s.prev,
+            n => self.seg_mut(n as i64).prev = s.prev,
+        }
+        self.seg_mut(seq).flags &= !LISTED;
     }
 
     /// `RACK_update` (RFC 8985 §6.2 step 2) for a packet just delivered.
@@ -186,6 +234,7 @@ impl Rack {
 
     /// Packet `seq` was newly SACKed.
     pub fn on_sacked(&mut self, seq: i64, now: SimTime) {
+        self.unlink(seq);
         let s = self.seg(seq);
         if s.flags & LOST != 0 {
             // delivered after all (its retransmission is not needed)
@@ -213,6 +262,7 @@ impl Rack {
             if !sacked(k) {
                 self.advance(k, now);
             }
+            self.unlink(k);
             self.seg_mut(k).flags = 0;
         }
         self.lost_from = self.lost_from.max(to + 1);
@@ -226,58 +276,55 @@ impl Rack {
         self.advanced && (sacked_any || in_recovery || self.rtx_out > 0)
     }
 
-    /// `tcp_rack_detect_loss`: mark lost every packet in `base..=maxseq`
-    /// not delivered and sent before RACK's packet whose time is up; note
-    /// how long the others still need. `unsacked(k)`: the first packet at
-    /// or after k not SACKed (the scan skips SACKed runs whole). `zero_wnd`:
-    /// no reordering window (recovery, or as many SACKed as the duplicate
-    /// threshold). Returns how many it marked.
+    /// `tcp_rack_reo_wnd`: a quarter of the minimum RTT, at most srtt;
+    /// none when `zero_wnd`.
+    #[inline]
+    fn reo_wnd(&self, srtt: SimTime, zero_wnd: bool) -> SimTime {
+        if zero_wnd || self.min_rtt == SimTime::MAX {
+            0
+        } else {
+            (self.min_rtt / 4).min(srtt)
+        }
+    }
+
+    /// `tcp_rack_detect_loss`: mark lost every packet not delivered and
+    /// sent before RACK's packet whose time is up; note how long the others
+    /// still need. It walks the packets in the order they last left, as
+    /// Linux walks its `tsorted_sent_queue`, and stops at the first that
+    /// left after RACK's packet (a packet of the same instant is asked, as
+    /// `RACK_sent_after` orders those by sequence); `sacked(k)`: the
+    /// receiver holds k. `zero_wnd`: no reordering window (recovery, or as
+    /// many SACKed as the duplicate threshold). Returns how many it marked.
     pub fn detect(
         &mut self,
-        base: i64,
-        maxseq: i64,
         now: SimTime,
         srtt: SimTime,
         zero_wnd: bool,
-        unsacked: impl Fn(i64) -> i64,
+        sacked: impl Fn(i64) -> bool,
     ) -> i64 {
         self.advanced = false;
         self.reo_at = None;
         if self.segs.is_empty() {
             return 0;
         }
-        let reo_wnd = if zero_wnd || self.min_rtt == SimTime::MAX {
-            0
-        } else {
-            (self.min_rtt / 4).min(srtt)
-        };
-        // originals leave in sequence order: past RACK's packet (an
-        // original), only a retransmission can have left before it, and none
-        // is above `rtx_high`; so up to `mid` every packet not SACKed is
-        // examined, past it the retransmissions up to `last` only
-        let (mid, last) = if self.xmit_rtx {
-            (maxseq, maxseq)
-        } else if self.rtx_out == 0 {
-            let e = self.end_seq.min(maxseq);
-            (e, e)
-        } else {
-            let e = self.end_seq.min(maxseq);
-            (e, self.end_seq.max(self.rtx_high).min(maxseq))
-        };
+        let reo_wnd = self.reo_wnd(srtt, zero_wnd);
+        // in the order they last left, up to RACK's packet: every packet
+        // after it in the list left after it too (a flow's sends are in
+        // time order), and the list holds no packet SACKed or cumulatively
+        // acked — but one SACKed and sent again, which `sacked` tells
         let mut marked = 0;
         let mut wait: Option<SimTime> = None;
-        let mut k = base - 1;
-        loop {
-            k = unsacked(k + 1);
-            if k > mid {
+        let mut k = self.first;
+        while k != NIL {
+            let s = self.seg(k as i64);
+            if s.at > self.xmit_ts {
                 break;
             }
-            self.detect_one(k, now, reo_wnd, &mut marked, &mut wait);
-        }
-        for k in (mid + 1).max(base)..=last {
-            if self.seg(k).flags & RETRANS != 0 && unsacked(k) == k {
-                self.detect_one(k, now, reo_wnd, &mut marked, &mut wait);
+            let seq = k as i64;
+            if !sacked(seq) {
+                self.detect_one(seq, now, reo_wnd, &mut marked, &mut wait);
             }
+            k = s.next;
         }
         self.reo_at = wait.map(|w| now + w + TIMEOUT_MIN_US_NS);
         marked
@@ -368,6 +415,7 @@ mod tests {
     use crate::tcp::cc::Cc;
     use crate::tcp::dialogue::{params, Dialogue};
     use crate::tcp::profiles::Profile;
+    use crate::time::SimTime;
 
     /// A SACK sender with Reno, initial window 10, ssthresh 20, under
     /// `profile` (`linux`: Linux's Reno, RACK-TLP, PRR, Linux's RTO).
@@ -522,5 +570,117 @@ mod tests {
         d.ack(t + 100, 9).sent(&[10, 11]);
         d.ack(t + 200, 11).sent(&[12, 13, 14]);
         d.ack(t + 300, 14).sent(&[15, 16, 17, 18]);
+    }
+
+    impl super::Rack {
+        /// What `detect` computes, by its definition: every packet above
+        /// the cumulative ack not SACKed is asked.
+        fn detect_by_scan(
+            &mut self,
+            base: i64,
+            maxseq: i64,
+            now: SimTime,
+            srtt: SimTime,
+            zero_wnd: bool,
+            sacked: impl Fn(i64) -> bool,
+        ) -> i64 {
+            self.reo_at = None;
+            let reo_wnd = self.reo_wnd(srtt, zero_wnd);
+            let (mut marked, mut wait) = (0, None);
+            for k in base..=maxseq {
+                if !sacked(k) {
+                    self.detect_one(k, now, reo_wnd, &mut marked, &mut wait);
+                }
+            }
+            self.reo_at = wait.map(|w| now + w + super::TIMEOUT_MIN_US_NS);
+            marked
+        }
+    }
+
+    /// `detect` walks the packets in the order they last left and stops at
+    /// RACK's packet; it must mark, and time, exactly what asking every
+    /// packet above the cumulative ack does. Random sends, retransmissions
+    /// (of SACKed packets too), SACKs, cumulative acks and RTO-style
+    /// markings, several sends per instant; both after every step.
+    #[test]
+    fn detection_by_send_order_marks_what_asking_every_packet_marks() {
+        use super::{Rack, LOST};
+        use std::collections::BTreeSet;
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut rnd = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let (mut fast, mut slow) = (Rack::default(), Rack::default());
+        let mut sacked = BTreeSet::new();
+        let (mut base, mut maxseq, mut now) = (0i64, -1i64, 0 as SimTime);
+        let ms = 1_000_000;
+        let (mut marked_any, mut waited_any) = (0, 0);
+        for step in 0..30_000 {
+            now += rnd(3) * ms; // a third of the steps at the instant before
+            let out = maxseq - base + 1;
+            match rnd(10) {
+                0..=3 => {
+                    let seq = maxseq + 1;
+                    for r in [&mut fast, &mut slow] {
+                        r.on_send(seq, now, base, maxseq);
+                    }
+                    maxseq = seq;
+                }
+                4 if out > 0 => {
+                    let seq = base + rnd(out as u64) as i64;
+                    for r in [&mut fast, &mut slow] {
+                        r.on_send(seq, now, base, maxseq);
+                    }
+                }
+                5..=7 if out > 0 => {
+                    let seq = base + rnd(out as u64) as i64;
+                    if sacked.insert(seq) {
+                        for r in [&mut fast, &mut slow] {
+                            r.on_sacked(seq, now);
+                        }
+                    }
+                }
+                8 if out > 0 => {
+                    let to = base + rnd((out as u64).min(4)) as i64;
+                    for r in [&mut fast, &mut slow] {
+                        r.on_cum_ack(base - 1, to, now, |k| sacked.contains(&k));
+                    }
+                    sacked.retain(|&k| k > to);
+                    base = to + 1;
+                }
+                9 if step % 97 == 0 => {
+                    for r in [&mut fast, &mut slow] {
+                        r.now = now;
+                        r.on_timeout(base, maxseq, |k| sacked.contains(&k));
+                    }
+                }
+                _ => {}
+            }
+            let (srtt, zero) = (rnd(50) * ms, rnd(2) == 0);
+            let a = fast.detect(now, srtt, zero, |k| sacked.contains(&k));
+            let b = slow.detect_by_scan(base, maxseq, now, srtt, zero, |k| sacked.contains(&k));
+            assert_eq!(
+                (a, fast.reo_at, fast.lost),
+                (b, slow.reo_at, slow.lost),
+                "step {step}"
+            );
+            for k in base..=maxseq {
+                assert_eq!(
+                    fast.seg(k).flags & LOST,
+                    slow.seg(k).flags & LOST,
+                    "step {step}, packet {k}"
+                );
+            }
+            marked_any += a;
+            waited_any += i64::from(fast.reo_at.is_some());
+        }
+        // the random walk reached both outcomes often
+        assert!(
+            marked_any > 1000 && waited_any > 1000,
+            "{marked_any} {waited_any}"
+        );
     }
 }

@@ -583,9 +583,7 @@ impl State {
             let zero_wnd = self.loss || self.scb.total() >= st.dupack_threshold as i64;
             if r.wants_detection(self.scb.total() > 0, self.loss) {
                 let scb = &self.scb;
-                r.detect(st.highest_ack + 1, st.maxseq, now, r.srtt, zero_wnd, |k| {
-                    scb.unsacked_from(k)
-                });
+                r.detect(now, r.srtt, zero_wnd, |k| scb.is_sacked(k));
             } else if ack > una {
                 // an ack that moves snd_una re-arms the probe or the RTO
                 // in the reordering timer's place (`FLAG_SET_XMIT_TIMER`)
@@ -619,9 +617,7 @@ impl State {
             }
             if r.wants_detection(true, true) {
                 let scb = &self.scb;
-                r.detect(st.highest_ack + 1, st.maxseq, now, r.srtt, true, |k| {
-                    scb.unsacked_from(k)
-                });
+                r.detect(now, r.srtt, true, |k| scb.is_sacked(k));
             } else if ack > una {
                 r.reo_at = None;
             }
@@ -643,14 +639,7 @@ impl State {
         let zero_wnd =
             self.fastrecov || self.loss || self.scb.total() >= st.dupack_threshold as i64;
         let scb = &self.scb;
-        let marked = r.detect(
-            st.highest_ack + 1,
-            st.maxseq,
-            r.now,
-            r.srtt,
-            zero_wnd,
-            |k| scb.unsacked_from(k),
-        );
+        let marked = r.detect(r.now, r.srtt, zero_wnd, |k| scb.is_sacked(k));
         self.pipe = self.linux_pipe(st, r.lost);
         self.rack = Some(r);
         if marked > 0 {
