@@ -310,7 +310,7 @@ impl TcpSender {
 
     /// What a controller with per-packet state (or RACK) notes as packet `seqno` of
     /// `size` bytes leaves (before `maxseq` moves).
-    #[inline(never)]
+    #[inline]
     fn send_hooks(&mut self, seqno: i64, size: u32, now: SimTime) {
         if self.rack {
             self.rack_on_send(seqno, now);

@@ -424,8 +424,8 @@ impl State {
     /// estimate does, and holes go before new data.
     #[inline]
     pub fn next_send(&mut self, st: &mut TcpState, cwnd: f64) -> Option<i64> {
-        let win = st.window(cwnd);
-        let wnd = st.wnd as i64;
+        // (the windows are asked where they are needed: the receiver's is a
+        // float, and each conversion costs)
         let open = if self.fastrecov {
             match &mut self.prr {
                 None => self.pipe < cwnd as i64,
@@ -440,7 +440,7 @@ impl State {
         } else if self.loss {
             self.pipe < cwnd as i64
         } else {
-            st.t_seqno <= st.last_ack + win
+            st.t_seqno <= st.last_ack + st.window(cwnd)
         };
         if !open || st.last_ack + 1 >= st.curseq {
             return None;
@@ -452,9 +452,9 @@ impl State {
         let seq = match hole {
             None => {
                 let room = if self.fastrecov || self.loss {
-                    st.t_seqno <= st.highest_ack + wnd
+                    st.t_seqno <= st.highest_ack + st.wnd as i64
                 } else {
-                    st.t_seqno <= st.highest_ack + win
+                    st.t_seqno <= st.highest_ack + st.window(cwnd)
                 };
                 if room && st.t_seqno < st.curseq {
                     let q = st.t_seqno;
@@ -465,7 +465,7 @@ impl State {
                 }
             }
             Some(x) => {
-                if (st.recover > 0 || self.rack.is_some()) && x <= st.highest_ack + wnd {
+                if (st.recover > 0 || self.rack.is_some()) && x <= st.highest_ack + st.wnd as i64 {
                     self.scb.mark_retran(x);
                     x
                 } else {
