@@ -681,8 +681,8 @@ impl TcpSender {
     /// partial ack in recovery too — are delivered now, for the
     /// delivery-rate sample (Linux's `tcp_sacktag_one` and
     /// `tcp_clean_rtx_queue` → `tcp_rate_skb_delivered`). Every ack of a
-    /// flow with a rate sampler (BBR) comes here; out of line for the rest.
-    #[inline(never)]
+    /// flow with a rate sampler (BBR) comes here.
+    #[inline]
     fn rate_sacked(&mut self) {
         let Some(rate) = &mut self.rate else {
             return;
