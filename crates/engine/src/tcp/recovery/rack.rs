@@ -86,8 +86,6 @@ pub struct Rack {
     pub xmit_ts: SimTime,
     pub end_seq: i64,
     pub rtt: SimTime,
-    /// RACK's packet was a retransmission.
-    xmit_rtx: bool,
     /// A delivery moved RACK since the last detection (`rack.advanced`).
     advanced: bool,
     /// The smallest RTT seen (Linux's windowed `tcp_min_rtt`; a flow's
@@ -129,7 +127,6 @@ impl Default for Rack {
             xmit_ts: 0,
             end_seq: -1,
             rtt: 0,
-            xmit_rtx: false,
             advanced: false,
             min_rtt: SimTime::MAX,
             lost: 0,
@@ -228,7 +225,6 @@ impl Rack {
         if sent_after(s.at, seq, self.xmit_ts, self.end_seq) {
             self.xmit_ts = s.at;
             self.end_seq = seq;
-            self.xmit_rtx = s.flags & RETRANS != 0;
         }
     }
 
