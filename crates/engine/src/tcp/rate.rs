@@ -77,6 +77,10 @@ pub struct RateState {
     sealed: bool,
     /// What the ack delivered.
     acked_sacked: i64,
+    /// The highest packet the ack newly SACKed that was never resent, and
+    /// when it was sent (−1: none): Linux's `last_sackt`.
+    sack_last: i64,
+    sack_last_sent: SimTime,
     /// The highest packet counted as cumulatively acked.
     acked_to: i64,
 }
@@ -94,6 +98,8 @@ impl Default for RateState {
             pick: Snap::default(),
             sealed: true,
             acked_sacked: 0,
+            sack_last: -1,
+            sack_last_sent: 0,
             acked_to: -1,
         }
     }
@@ -179,7 +185,25 @@ impl RateState {
             return;
         }
         let i = self.deliver(seq);
-        self.snaps[i].done = true;
+        let p = &mut self.snaps[i];
+        p.done = true;
+        if !p.rtx && seq > self.sack_last {
+            self.sack_last = seq;
+            self.sack_last_sent = p.sent;
+        }
+    }
+
+    /// The RTT sample the ack's SACKs give, taken once: `now` less the
+    /// send time of the highest packet it newly SACKed that was never
+    /// resent (`tcp_sacktag_one` keeps `last_sackt`, the last such packet
+    /// in sequence order, and `tcp_clean_rtx_queue` makes it `ca_rtt_us`,
+    /// the "RTT of last (S)ACKed packet" every rate sample carries).
+    pub fn take_sack_rtt(&mut self, now: SimTime) -> Option<SimTime> {
+        if self.sack_last < 0 {
+            return None;
+        }
+        self.sack_last = -1;
+        Some(now.saturating_sub(self.sack_last_sent))
     }
 
     /// The RTT sample of an ack that newly acked `acked` packets up to
@@ -274,5 +298,36 @@ mod tests {
         assert_eq!(r.ack_rtt(4, 3, 310 * ms), None);
         assert_eq!(r.ack_rtt(4, 2, 310 * ms), Some(306 * ms));
         assert_eq!(r.ack_rtt(1, 2, 10 * ms), Some(9 * ms));
+    }
+
+    /// `ca_rtt_us` from a SACK (`tcp_sacktag_one`'s `last_sackt`): the
+    /// highest packet the ack newly SACKed that was never resent, taken
+    /// once. Packets 0..=5 leave at 0..5 ms, 3 again at 50 ms; an ack at
+    /// 100 ms SACKs 5, 3 and 4 (blocks in any order): the sample is packet
+    /// 5's, 95 ms; an ack SACKing only the resent 3 gives none.
+    #[test]
+    fn a_sack_gives_the_rtt_of_the_highest_packet_it_newly_sacked_never_resent() {
+        let ms = 1_000_000;
+        let mut r = RateState::default();
+        for k in 0..6 {
+            r.on_send(k, k as SimTime * ms, k, -1, false);
+        }
+        r.on_send(3, 50 * ms, 3, -1, true);
+        for k in [5, 3, 4] {
+            r.on_sacked(k);
+        }
+        assert_eq!(r.take_sack_rtt(100 * ms), Some(95 * ms));
+        assert_eq!(r.take_sack_rtt(100 * ms), None, "taken once");
+        let mut r = RateState::default();
+        for k in 0..6 {
+            r.on_send(k, k as SimTime * ms, k, -1, false);
+        }
+        r.on_send(3, 50 * ms, 3, -1, true);
+        r.on_sacked(3);
+        assert_eq!(
+            r.take_sack_rtt(100 * ms),
+            None,
+            "a resent packet gives no sample"
+        );
     }
 }

@@ -704,9 +704,17 @@ impl TcpSender {
             Some(r) => r.on_ack(ack, now),
             None => None,
         };
+        // the RTT of the last packet the ack SACKed, else of the last it
+        // acked (`ca_rtt_us`: a SACK's sample replaces the ack's)
+        let sack_rtt = match &mut self.rate {
+            Some(r) => r.take_sack_rtt(now),
+            None => None,
+        };
         // BBR (`cong_control`) and DCTCP see every ack, in recovery too
         if grow || self.cc.sees_every_ack() {
-            let ack_rtt_ns = if acked > 0 {
+            let ack_rtt_ns = if sack_rtt.is_some() {
+                sack_rtt
+            } else if acked > 0 {
                 self.ack_rtt(ack, acked, now)
             } else {
                 None

@@ -59,7 +59,9 @@ pub struct AckEvent {
     pub now: SimTime,
     pub acked: i64,
     pub rtt_s: Option<f64>,
-    /// RTT of the newest packet this ack covers, if it was sent once, ns.
+    /// RTT of the newest packet this ack covers, if it was sent once, ns
+    /// (with a rate sampler, BBR's: of the highest packet it newly SACKed
+    /// that was sent once, if any — Linux's `ca_rtt_us`).
     pub ack_rtt_ns: Option<SimTime>,
     /// Highest packet cumulatively acked (`snd_una` − 1).
     pub highest_ack: i64,
