@@ -20,7 +20,7 @@ the real thing differ — printed beside the packet engine's error. A per-flow
 error or a share difference no larger than the kernel's own is not a
 difference the comparison can see.
 
-    sudo .venv/bin/python bench/linux_suite.py --out runs/linux-suite           # default grid, ~50 min
+    sudo .venv/bin/python bench/linux_suite.py --out runs/linux-suite           # default grid, ~35 min
     sudo .venv/bin/python bench/linux_suite.py --out runs/linux-suite --grid ci  # one 10 s case
     sudo .venv/bin/python bench/linux_suite.py --out runs/linux-suite --grid quick
     .venv/bin/python bench/linux_suite.py --out runs/linux-suite --list          # the cases, nothing run
