@@ -308,21 +308,21 @@ mod tests {
     #[test]
     fn a_sack_gives_the_rtt_of_the_highest_packet_it_newly_sacked_never_resent() {
         let ms = 1_000_000;
-        let mut r = RateState::default();
-        for k in 0..6 {
-            r.on_send(k, k as SimTime * ms, k, -1, false);
-        }
-        r.on_send(3, 50 * ms, 3, -1, true);
+        let sent = || {
+            let mut r = RateState::default();
+            for k in 0..6 {
+                r.on_send(k, k as SimTime * ms, k, -1, false);
+            }
+            r.on_send(3, 50 * ms, 3, -1, true);
+            r
+        };
+        let mut r = sent();
         for k in [5, 3, 4] {
             r.on_sacked(k);
         }
         assert_eq!(r.take_sack_rtt(100 * ms), Some(95 * ms));
         assert_eq!(r.take_sack_rtt(100 * ms), None, "taken once");
-        let mut r = RateState::default();
-        for k in 0..6 {
-            r.on_send(k, k as SimTime * ms, k, -1, false);
-        }
-        r.on_send(3, 50 * ms, 3, -1, true);
+        let mut r = sent();
         r.on_sacked(3);
         assert_eq!(
             r.take_sack_rtt(100 * ms),

@@ -700,24 +700,18 @@ impl TcpSender {
     /// recovery too) and the pacing rate it sets.
     #[inline(never)]
     fn ack_hooks(&mut self, ack: i64, acked: i64, grow: bool, sample: Option<f64>, now: SimTime) {
-        let rate = match &mut self.rate {
-            Some(r) => r.on_ack(ack, now),
-            None => None,
-        };
-        // the RTT of the last packet the ack SACKed, else of the last it
-        // acked (`ca_rtt_us`: a SACK's sample replaces the ack's)
-        let sack_rtt = match &mut self.rate {
-            Some(r) => r.take_sack_rtt(now),
-            None => None,
+        // with the rate sample, the RTT of the last packet the ack SACKed
+        // (`ca_rtt_us`: a SACK's sample replaces the ack's)
+        let (rate, sack_rtt) = match &mut self.rate {
+            Some(r) => (r.on_ack(ack, now), r.take_sack_rtt(now)),
+            None => (None, None),
         };
         // BBR (`cong_control`) and DCTCP see every ack, in recovery too
         if grow || self.cc.sees_every_ack() {
-            let ack_rtt_ns = if sack_rtt.is_some() {
-                sack_rtt
-            } else if acked > 0 {
-                self.ack_rtt(ack, acked, now)
-            } else {
-                None
+            let ack_rtt_ns = match sack_rtt {
+                Some(_) => sack_rtt,
+                None if acked > 0 => self.ack_rtt(ack, acked, now),
+                None => None,
             };
             self.cc.on_ack(&AckEvent {
                 now,
@@ -805,9 +799,7 @@ impl TcpSender {
         let rack = self.rack && self.rack_clock(now);
         self.rec
             .on_ack(&mut self.st, cumulative_ack(pkt), sack, cwnd, &mut acts);
-        if self.rate.is_some() {
-            self.rate_sacked();
-        }
+        self.rate_sacked();
         for &a in acts.as_slice() {
             self.apply(a, now, out);
         }

@@ -298,12 +298,9 @@ impl Rack {
         zero_wnd: bool,
         sacked: impl Fn(i64) -> bool,
     ) -> i64 {
-        self.advanced = false;
-        self.reo_at = None;
-        if self.segs.is_empty() {
+        let Some(reo_wnd) = self.begin_detection(srtt, zero_wnd) else {
             return 0;
-        }
-        let reo_wnd = self.reo_wnd(srtt, zero_wnd);
+        };
         // in the order they last left, up to RACK's packet: every packet
         // after it in the list left after it too (a flow's sends are in
         // time order), and the list holds no packet SACKed or cumulatively
@@ -322,8 +319,24 @@ impl Rack {
             }
             k = s.next;
         }
-        self.reo_at = wait.map(|w| now + w + TIMEOUT_MIN_US_NS);
+        self.end_detection(now, wait);
         marked
+    }
+
+    /// A detection begins: RACK's advance is taken, the reordering timer
+    /// off; the reordering window, or None with nothing sent yet.
+    #[inline]
+    fn begin_detection(&mut self, srtt: SimTime, zero_wnd: bool) -> Option<SimTime> {
+        self.advanced = false;
+        self.reo_at = None;
+        (!self.segs.is_empty()).then(|| self.reo_wnd(srtt, zero_wnd))
+    }
+
+    /// The reordering timer waits for the packet that needs longest (with
+    /// `TCP_TIMEOUT_MIN_US`), if one waits.
+    #[inline]
+    fn end_detection(&mut self, now: SimTime, wait: Option<SimTime>) {
+        self.reo_at = wait.map(|w| now + w + TIMEOUT_MIN_US_NS);
     }
 
     /// `detect` for packet `k`, not SACKed: skip it if marked already or
@@ -580,15 +593,16 @@ mod tests {
             zero_wnd: bool,
             sacked: impl Fn(i64) -> bool,
         ) -> i64 {
-            self.reo_at = None;
-            let reo_wnd = self.reo_wnd(srtt, zero_wnd);
+            let Some(reo_wnd) = self.begin_detection(srtt, zero_wnd) else {
+                return 0;
+            };
             let (mut marked, mut wait) = (0, None);
             for k in base..=maxseq {
                 if !sacked(k) {
                     self.detect_one(k, now, reo_wnd, &mut marked, &mut wait);
                 }
             }
-            self.reo_at = wait.map(|w| now + w + super::TIMEOUT_MIN_US_NS);
+            self.end_detection(now, wait);
             marked
         }
     }
