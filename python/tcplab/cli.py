@@ -33,6 +33,7 @@ COMMANDS = {
     "plot": "draw a run's traces (cwnd, queue, seq, rate)",
     "reproduce": "reproduce the papers' claims: figures, verdicts, HTML report",
     "linux": "housekeeping of the linux engine",
+    "lab": "a live laboratory in the browser: every engine side by side, plots, why",
 }
 
 

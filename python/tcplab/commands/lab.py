@@ -1,0 +1,77 @@
+"""`tcplab lab [SCENARIO]`: a live laboratory in the browser.
+
+Starts a local web server on 127.0.0.1 (a free port unless --port), prints its
+URL with a random access token (only who holds it can use the lab), and opens
+the browser unless --no-browser. Ctrl-C stops the server and every run it started.
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+from pathlib import Path
+from urllib.parse import quote
+
+from tcplab.errors import UserError
+
+
+def register(sub) -> None:
+    p = sub.add_parser("lab", help="a live laboratory in the browser: every engine side by side, plots, why",
+                       description=__doc__)
+    p.add_argument("scenario", nargs="?", default=None,
+                   help="example scenario to open (a name from scenarios/, e.g. c-parallel-sack, or its path)")
+    p.add_argument("--port", type=int, default=0, metavar="N", help="port on 127.0.0.1 (default: a free one)")
+    p.add_argument("--no-browser", action="store_true", help="do not open a browser; only print the URL")
+    p.set_defaults(func=main)
+
+
+def _example_name(scenario: str | None) -> str | None:
+    if scenario is None:
+        return None
+    from tcplab.resources import scenario_files
+
+    names = {p.stem for p in scenario_files()}
+    stem = Path(scenario).stem
+    if stem in names:
+        return stem
+    raise UserError(f"{scenario}: not one of the example scenarios ({', '.join(sorted(names))}); "
+                    "open the lab and paste or upload the TOML instead")
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def main(args) -> int:
+    try:
+        import uvicorn
+    except ImportError:
+        raise UserError("the lab needs starlette and uvicorn: pip install starlette uvicorn") from None
+    from tcplab.lab.server import Lab, create_app
+
+    example = _example_name(args.scenario)
+    if not 0 <= args.port <= 65535:
+        raise UserError(f"--port: expected 0..65535, got {args.port}")
+    port = args.port or _free_port()
+    lab = Lab()
+    app = create_app(lab)
+    fragment = f"#scenario={quote(example)}" if example else ""
+    url = f"http://127.0.0.1:{port}/?token={lab.token}{fragment}"
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    server = uvicorn.Server(config)
+    print(f"tcplab lab: serving on http://127.0.0.1:{port}/ — open:\n    {url}\n(Ctrl-C stops the lab and its runs)",
+          flush=True)
+    if not args.no_browser:
+        import webbrowser
+
+        webbrowser.open(url)
+    try:
+        server.run()
+    finally:
+        lab.close()
+    if not server.started:
+        raise UserError(f"--port {port}: could not listen on 127.0.0.1:{port} (in use?)")
+    print("tcplab lab: stopped", file=sys.stderr)
+    return 0

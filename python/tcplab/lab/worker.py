@@ -1,0 +1,439 @@
+"""The lab's worker processes: every scenario the page sends is parsed, checked
+and run here, never in the server, so that a hostile scenario costs a worker
+(killed on cancel, on a timeout or when the server stops), never the server.
+
+Two kinds, both started with `multiprocessing`'s spawn context and both
+importing the engine before they are needed (a run starts in milliseconds):
+
+- the *quick* worker (long-lived) answers "analyze" requests: TOML text plus
+  control changes → the scenario resolved by the engine (the CLI's checks), its
+  controls, its TOML, the closed forms and the fluid model (`tcplab.lab.answers`);
+- a *run* worker (one per run) runs one scenario on one engine, streams its
+  progress, writes its files into the job's folder and sends the answer
+  (metrics, flows, plot data, the "why" sentences), then exits.
+
+Messages are dicts sent over a `multiprocessing.Pipe`.
+"""
+
+from __future__ import annotations
+
+import copy
+import ctypes
+import json
+import math
+import os
+import signal
+import struct
+import threading
+import time
+import tomllib
+from pathlib import Path
+from typing import Any, Mapping
+
+#: largest TOML text a request may carry (bytes); the server refuses larger bodies first
+MAX_TOML_BYTES = 256 * 1024
+#: points per plotted series (min/max per time bucket beyond that)
+MAX_POINTS = 2000
+#: flows whose cwnd is drawn
+MAX_CWND_FLOWS = 10
+#: rows of the per-flow table sent to the page
+MAX_FLOW_ROWS = 200
+#: events (the engine's estimate) up to which every trace is recorded at every change
+FULL_TRACE_EVENTS = 8_000_000
+#: rows the engine holds before writing a trace table to the job folder (the progress's grain)
+SPILL_ROWS = 2048
+
+
+def _die_with_parent() -> None:
+    """Linux: this process gets SIGKILL when the server process ends, however it ends."""
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
+def serve(conn, kind: str) -> None:
+    """A worker's main: import the engine, say "ready", then serve (quick) or run once (run)."""
+    _die_with_parent()
+    # Ctrl-C in the terminal reaches the whole process group: the server stops
+    # the workers itself, in order
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    import tcplab.lab.answers  # noqa: F401  (the engine, numpy, pandas: imported now, not per request)
+    from tcplab.scenario import _core
+
+    _core()
+    conn.send({"type": "ready", "pid": os.getpid()})
+    try:
+        while True:
+            try:
+                req = conn.recv()
+            except EOFError:
+                return
+            if kind == "quick":
+                conn.send(_answer(analyze, req))
+            else:
+                conn.send(_answer(lambda r: run_job(r, conn), req))
+                return
+    finally:
+        conn.close()
+
+
+def _answer(fn, req) -> dict:
+    from tcplab.errors import UserError
+
+    try:
+        return {"type": "result", **fn(req)}
+    except UserError as exc:
+        return {"type": "error", "message": str(exc), "key": error_key(str(exc))}
+    except (ValueError, TypeError, KeyError, OverflowError, RecursionError) as exc:
+        return {"type": "error", "message": f"scenario: {exc}", "key": error_key(str(exc))}
+
+
+def error_key(message: str) -> str | None:
+    """The key path an engine error names ("scenario: flows.tcp.beta: must be …" → flows.tcp.beta)."""
+    text = message
+    for prefix in ("scenario: ", "overrides: "):
+        if text.startswith(prefix):
+            text = text[len(prefix):]
+    head = text.split(":", 1)[0].strip()
+    if head and " " not in head and all(part for part in head.split(".")):
+        return head
+    return None
+
+
+# --- scenarios -----------------------------------------------------------------------
+
+
+def read_doc(req: Mapping) -> dict:
+    """The scenario document a request describes: its TOML text (`toml`) with its
+    control changes (`set`: {key path: value}) applied; a rate table that names a
+    CSV file is read only for an example scenario (`example`), from the package."""
+    from tcplab.errors import UserError
+    from tcplab.lab import knobs
+    from tcplab.resources import data_dir
+    from tcplab.scenario import _rate_files, check_depth, read_rate_files
+
+    text = req.get("toml")
+    if not isinstance(text, str):
+        raise UserError("toml: expected the scenario's TOML text")
+    if len(text.encode()) > MAX_TOML_BYTES:
+        raise UserError(f"toml: the scenario is {len(text.encode())} bytes, more than the lab's limit of "
+                        f"{MAX_TOML_BYTES} bytes")
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"toml: {exc}") from None
+    check_depth(doc, "toml")
+    sets = req.get("set") or {}
+    if not isinstance(sets, Mapping):
+        raise UserError("set: expected {key path: value}")
+    for key, value in sets.items():
+        if not isinstance(key, str) or not key or any(not p for p in key.split(".")):
+            raise UserError(f"set: {key!r} is not a key path such as flows.tcp.count")
+        doc = knobs.set_value(doc, key, value)
+    if _rate_files(doc):
+        example = req.get("example")
+        if not (isinstance(example, str) and example in {p.stem for p in (data_dir() / "scenarios").glob("*.toml")}):
+            raise UserError("a rate table names a `file`: the lab reads trace files only for the example "
+                            "scenarios; paste the points inline (rate = { shape = \"piecewise\", points = [...] })")
+        doc = read_rate_files(doc, data_dir() / "scenarios", replace_points=False)
+    return doc
+
+
+def analyze(req: Mapping) -> dict:
+    """Controls, TOML and the instant answers for a request (see `read_doc`)."""
+    from tcplab.lab import answers, knobs, tomlout
+    from tcplab.scenario import resolve
+
+    t0 = time.perf_counter()
+    doc = read_doc(req)
+    resolved = resolve(doc)
+    # the Plan too: what a run would refuse before it starts (a plan that cannot be built)
+    from tcplab.scenario import _core
+
+    _core().plan(json.dumps(resolved))
+    quick = answers.quick(resolved)
+    quick["why"] = answers.why(quick["facts"], quick["predictions"], None)
+    return {"doc": doc, "toml": tomlout.dumps(doc), "controls": knobs.controls(resolved),
+            "name": resolved.get("name", ""), "description": resolved.get("description", ""),
+            "quick": quick, "ms_total": (time.perf_counter() - t0) * 1e3}
+
+
+# --- runs ----------------------------------------------------------------------------
+
+
+def _progress_thread(folder: Path, total_s: float, conn, stop: threading.Event) -> threading.Thread:
+    """Send the run's simulated time every 100 ms: the last time the engine wrote
+    into the tcp trace table's time column in the job folder."""
+    lock = threading.Lock()
+
+    def loop():
+        last = -1.0
+        path = folder / "tcp.t"
+        while not stop.wait(0.1):
+            try:
+                n = path.stat().st_size // 8
+                if not n:
+                    continue
+                with open(path, "rb") as fh:
+                    fh.seek((n - 1) * 8)
+                    t = struct.unpack("<d", fh.read(8))[0]
+            except (OSError, struct.error):
+                continue
+            if t > last:
+                last = t
+                with lock:
+                    conn.send({"type": "progress", "done_s": t, "total_s": total_s})
+
+    th = threading.Thread(target=loop, daemon=True)
+    th.start()
+    return th
+
+
+def run_job(req: Mapping, conn) -> dict:
+    """Run `req["doc"]` on `req["engine"]`; files into `req["folder"]`."""
+    from tcplab.errors import UserError
+    from tcplab.scenario import resolve
+    from tcplab.units import parse_duration
+
+    engine = req.get("engine", "packet")
+    folder = Path(req["folder"])
+    doc = req["doc"]
+    sc = resolve(doc)
+    total = parse_duration(sc["duration"])
+    t0 = time.perf_counter()
+    if engine == "packet":
+        res, spill = _run_packet(sc, folder, total, conn)
+    elif engine in ("ns2", "linux"):
+        res = _run_other(sc, engine, total, conn)
+        spill = None
+    else:
+        raise UserError(f"engine: unknown engine {engine!r}; expected packet, ns2 or linux")
+    wall = time.perf_counter() - t0
+    out = describe(res, wall)
+    from tcplab.lab import answers
+
+    f = answers.facts(sc)
+    out["why"] = answers.why(f, answers.predictions(sc), out)
+    _write_files(res, doc, folder)
+    if spill is not None:
+        import shutil
+
+        shutil.rmtree(spill, ignore_errors=True)
+    out["files"] = sorted(p.name for p in folder.iterdir() if p.is_file())
+    return out
+
+
+def trace_plan(sc: Mapping) -> tuple[list[str], str | None]:
+    """Which traces a lab run records: every change of cwnd, queue, sequence numbers
+    and drops while the engine's estimate is small; beyond `FULL_TRACE_EVENTS`,
+    cwnd and queue sampled 4000 times over the run, and drops (no per-packet sends)."""
+    from tcplab.scenario import _core
+    from tcplab.units import parse_duration
+
+    est = dict(_core().estimate_budget(json.dumps(sc)))
+    if est["events"] <= FULL_TRACE_EVENTS:
+        return ["cwnd", "queue", "seq", "drops"], None
+    return ["cwnd", "queue", "drops"], f"{parse_duration(sc['duration']) / 4000:.6g}s"
+
+
+def _run_packet(sc: dict, folder: Path, total: float, conn):
+    import numpy as np
+    import pandas as pd
+
+    from tcplab.errors import UserError
+    from tcplab.result import Result
+    from tcplab.scenario import _core, resolve
+    from tcplab.tracefiles import SpilledTrace
+
+    series, interval = trace_plan(sc)
+    sc = copy.deepcopy(sc)
+    sc["trace"] = {"series": series, "interval": interval or "0s"}
+    sc = resolve(sc)
+    spill = folder / "spill"
+    stop = threading.Event()
+    th = _progress_thread(spill, total, conn, stop)
+    t0 = time.perf_counter()
+    try:
+        resolved, summary, traces = _core().run_scenario(json.dumps(sc), trace_dir=str(spill), trace_rows=SPILL_ROWS)
+    except ValueError as exc:
+        raise UserError(f"scenario: {exc}") from None
+    finally:
+        stop.set()
+        th.join()
+    wall = time.perf_counter() - t0
+    conn.send({"type": "progress", "done_s": total, "total_s": total})
+
+    def arrays(cols):
+        return {c: np.frombuffer(v[1], dtype=v[0]) if isinstance(v, tuple) else v for c, v in cols.items()}
+
+    raw = dict(summary, flows=arrays(summary["flows"]), links=arrays(summary["links"]))
+    raw["scenario"] = json.loads(resolved)
+    raw["traces"] = {name: SpilledTrace(spill, *cols).to_frame() if isinstance(cols, tuple)
+                     else pd.DataFrame(arrays(cols)) for name, cols in traces.items()}
+    return Result.from_raw(raw, wall_s=wall), spill
+
+
+def _run_other(sc: dict, engine: str, total: float, conn):
+    import shutil
+
+    from tcplab import progress
+    from tcplab.api import _run_engine
+    from tcplab.errors import UserError
+
+    if engine == "ns2" and not shutil.which("ns"):
+        raise UserError("engine ns2: ns-2 is not installed here (Debian: apt-get install ns2)")
+    if engine == "linux" and os.geteuid() != 0:
+        raise UserError("engine linux: the linux engine needs root (network namespaces); "
+                        "start the lab as root to use it")
+    sc = copy.deepcopy(sc)
+    sc["trace"] = {"series": ["cwnd", "queue", "drops"], "interval": "0s"}
+    last = [0.0]
+
+    def report(done_s, total_s):
+        now = time.monotonic()
+        if now - last[0] >= 0.1:
+            last[0] = now
+            conn.send({"type": "progress", "done_s": float(done_s), "total_s": float(total_s)})
+
+    progress._local.callback = report
+    try:
+        return _run_engine(sc, engine, False)
+    finally:
+        progress._local.callback = None
+
+
+def _write_files(res, doc: Mapping, folder: Path) -> None:
+    """What the page offers to download: the scenario (TOML), the flows table and the
+    traces (Parquet), the summary (JSON)."""
+    import pandas as pd
+
+    from tcplab.lab import tomlout
+
+    (folder / "scenario.toml").write_text(tomlout.dumps(doc))
+    flows = res.flows.copy()
+    flows.insert(0, "engine", res.engine)
+    flows.to_parquet(folder / "flows.parquet", index=False)
+    for name, df in (res.traces or {}).items():
+        if isinstance(df, pd.DataFrame) and name in ("tcp", "queue", "drops", "sends"):
+            df.to_parquet(folder / f"trace-{name}.parquet", index=False)
+    (folder / "summary.json").write_text(json.dumps(res.to_dict(), default=str))
+
+
+# --- what the page draws -------------------------------------------------------------
+
+
+def downsample(t, y, max_points: int = MAX_POINTS):
+    """(t, y) of a step series with at most about `max_points` points: the min and the
+    max of each of max_points/2 time buckets beyond that (a sawtooth keeps its peaks)."""
+    import numpy as np
+
+    t = np.asarray(t, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if t.size <= max_points:
+        return t, y
+    k = max_points // 2
+    edges = np.linspace(t[0], t[-1], k + 1)
+    starts = np.unique(np.searchsorted(t, edges[:-1], side="left"))
+    starts = starts[starts < t.size]
+    hi = np.maximum.reduceat(y, starts)
+    lo = np.minimum.reduceat(y, starts)
+    ends = np.r_[starts[1:], t.size]
+    tm = (t[starts] + t[ends - 1]) / 2
+    tt = np.empty(2 * starts.size)
+    yy = np.empty(2 * starts.size)
+    tt[0::2], tt[1::2] = t[starts], tm
+    yy[0::2], yy[1::2] = hi, lo
+    return tt, yy
+
+
+def _r(a, nd=6):
+    import numpy as np
+
+    return [None if not math.isfinite(x) else round(float(x), nd) for x in np.asarray(a, dtype=float)]
+
+
+def describe(res, wall_s: float) -> dict:
+    """A run as the page shows it: metrics, flows, the summary the "why" reads, plot data."""
+    import numpy as np
+    import pandas as pd
+
+    from tcplab.metrics import allotted_goodput, summarize
+    from tcplab.plan import first_data_seq, plan
+    from tcplab.traces import canonical, payload_bytes
+
+    m = res.metrics
+    keys = ("measured_s", "reference_bps", "tcp_goodput_bps", "tcp_throughput_bps", "udp_throughput_bps",
+            "normalized_goodput", "normalized_throughput", "jain_index", "bottleneck_utilization",
+            "bottleneck_drops", "bottleneck_loss_rate", "tcp_retransmissions", "tcp_timeouts",
+            "tcp_fast_retransmits", "events")
+    metrics = {k: m[k] for k in keys if k in m}
+    flows = res.flows
+    cols = [c for c in ("id", "group", "kind", "variant", "goodput_bps", "delivered_packets", "retransmissions",
+                        "timeouts", "fast_retransmits", "drops") if c in flows]
+    out: dict[str, Any] = {"engine": res.engine, "engine_version": res.engine_version, "wall_s": wall_s,
+                           "metrics": metrics, "flow_count": int(len(flows)),
+                           "flows": json.loads(flows[cols].head(MAX_FLOW_ROWS).to_json(orient="records"))}
+    summary: dict = {}
+    plots: dict = {}
+    tr = canonical(res.traces or {}, res.links) if res.traces else {}
+    sc = res.scenario
+    p = plan(sc, resolved=True)
+    start, end = p.warmup_s, p.end_s
+    try:
+        s = summarize(res)
+        summary["synchronization"] = s.get("synchronization")
+        summary["slowstart_cycles"] = s.get("slowstart_cycles")
+    except Exception as exc:  # a metric a trace does not allow is left out, with why
+        summary["error"] = f"{type(exc).__name__}: {exc}"
+    tcp = tr.get("tcp")
+    tcp_ids = flows.loc[flows["kind"] == "tcp", "id"].tolist()
+    if tcp is not None and not tcp.empty and tcp_ids:
+        tcp = tcp[tcp["flow"].isin(tcp_ids)]
+        lines = []
+        for fid in tcp_ids[:MAX_CWND_FLOWS]:
+            f = tcp[tcp["flow"] == fid]
+            tt, yy = downsample(f["t"].to_numpy(), f["cwnd"].to_numpy())
+            lines.append({"flow": int(fid), "t": _r(tt), "y": _r(yy, 3)})
+        plots["cwnd"] = {"flows": lines, "shown": len(lines), "of": len(tcp_ids)}
+        if "ack" in tcp:
+            pay = payload_bytes(flows, sc).loc[tcp_ids]
+            al = allotted_goodput(tcp, pay, 1.0, 0.0, end, flows, first_data_seq(sc))
+            groups = flows.set_index("id").loc[tcp_ids, "group"]
+            g = {str(name): _r(al[ids.index].sum(axis=1, min_count=1).to_numpy() / 1e6, 4)
+                 for name, ids in groups.groupby(groups)}
+            plots["goodput"] = {"t": _r(al.index.to_numpy() + 1.0), "groups": g}
+            live = al[(al.index >= start) & (al.index + 1.0 <= end)]
+            if live.size:
+                summary["stalled_share"] = float(np.nanmean((live.to_numpy() == 0).astype(float)
+                                                             [~np.isnan(live.to_numpy())]))
+    q = tr.get("queue")
+    if q is not None and not q.empty:
+        q0 = q[q["link"] == 0]
+        occ = q0["tcp"].to_numpy(dtype=float) + (q0["udp"].to_numpy(dtype=float) if "udp" in q0 else 0)
+        tt, yy = downsample(q0["t"].to_numpy(), occ)
+        plots["queue"] = {"t": _r(tt), "y": _r(yy, 2), "buffer": int(p.bottleneck()["buffer_pkts"])}
+    drops = tr.get("drops")
+    sends = tr.get("sends")
+    if drops is not None and tcp_ids:
+        d0 = drops[(drops["link"] == 0) & drops["flow"].isin(tcp_ids)] if "link" in drops else drops
+        plots["drops"] = {"t": _r(d0["t"].to_numpy()[:5000])}
+    if sends is not None and not sends.empty and tcp_ids:
+        fid = tcp_ids[0]
+        s0 = sends[sends["flow"] == fid].head(20000)
+        a0 = tcp[tcp["flow"] == fid].head(20000) if tcp is not None else None
+        seq = {"flow": int(fid), "t": _r(s0["t"]), "seq": _r(s0["seq"], 0),
+               "rtx": [bool(x) for x in s0["rtx"].to_numpy()] if "rtx" in s0 else []}
+        if a0 is not None and "ack" in a0:
+            seq["ack_t"], seq["ack"] = _r(a0["t"]), _r(a0["ack"], 0)
+        if drops is not None and "seq" in drops:
+            d1 = drops[drops["flow"] == fid].head(5000)
+            seq["drop_t"], seq["drop_seq"] = _r(d1["t"]), _r(d1["seq"], 0)
+        plots["seq"] = seq
+    out["summary"] = summary
+    out["plots"] = plots
+    out["rtt_s"] = p.base_rtt_s() if tcp_ids else None
+    out["end_s"] = end
+    out["warmup_s"] = start
+    return out
