@@ -59,10 +59,12 @@ def main(args) -> int:
     app = create_app(lab)
     fragment = f"#scenario={quote(example)}" if example else ""
     url = f"http://127.0.0.1:{port}/?token={lab.token}{fragment}"
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    # open event streams must not hold up Ctrl-C: they get a second to end
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on",
+                            timeout_graceful_shutdown=1)
     server = uvicorn.Server(config)
-    print(f"tcplab lab: serving on http://127.0.0.1:{port}/ — open:\n    {url}\n(Ctrl-C stops the lab and its runs)",
-          flush=True)
+    print(f"tcplab lab: serving on http://127.0.0.1:{port}/ — open:\n    {url}\n(Ctrl-C stops the lab and its runs)\n"
+          f"working folder {lab.folder} (removed when the lab stops)", flush=True)
     if not args.no_browser:
         import webbrowser
 

@@ -16,6 +16,30 @@ from tcplab.errors import UserError
 
 #: congestion events the fluid model simulates per answer (ms on one core)
 FLUID_EVENTS = 20_000
+#: events of the fluid model's sample path the link's busy fraction is read from
+FLUID_TRACE_EVENTS = 5_000
+
+
+def busy_fraction(s0, s1, k: float):
+    """Mean of min(k·s, 1) while s grows linearly from s0 to s1 (arrays or numbers).
+
+    Paper C's model in the window domain: the windows' sum S (as a fraction of the
+    congestion point μτ + B) grows linearly between congestion events; the link is
+    busy while the windows cover the pipe, k·S ≥ 1 with k = (μτ + B)/μτ."""
+    import numpy as np
+
+    s0, s1 = np.asarray(s0, dtype=float), np.asarray(s1, dtype=float)
+    x = 1.0 / k
+    full = s0 >= x
+    below = s1 <= x
+    span = np.where(s1 > s0, s1 - s0, 1.0)
+    f = np.clip((x - s0) / span, 0.0, 1.0)  # share of the segment below the pipe
+    mixed = f * k * (s0 + x) / 2 + (1 - f)
+    return np.where(full, 1.0, np.where(below, k * (s0 + s1) / 2, mixed))
+
+
+def _k(f: Mapping) -> float:
+    return (f["bdp_pkts"] + f["buffer_pkts"]) / f["bdp_pkts"] if f.get("bdp_pkts") else 1.0
 
 
 def _plain(v):
@@ -80,13 +104,25 @@ def fluid_answers(resolved: Mapping, f: Mapping, preds: list[dict]) -> list[dict
     n, beta = int(f["n_tcp"]), float(f["beta"])
     for policy, label in (("rate-proportional", "ONE (rate-proportional)"), ("all", "ALL (synchronized)")):
         t0 = time.perf_counter()
-        r = fluid(n=n, beta=beta, policy=policy, events=FLUID_EVENTS, seed=int(resolved.get("seed", 1)))
-        util = float(r.metrics["mean_aggregate"])
+        r = fluid(n=n, beta=beta, policy=policy, events=FLUID_EVENTS, seed=int(resolved.get("seed", 1)),
+                  trace=FLUID_TRACE_EVENTS)
+        mean = float(r.metrics["mean_aggregate"])
+        # the sample path: rows in pairs at each congestion event, before and after the cut;
+        # between an after-row and the next before-row the sum grows linearly
+        path = r.traces["rates"]
+        t = path["time"].to_numpy()
+        total = path.drop(columns="time").to_numpy().sum(axis=1)
+        start, end = total[1:-1:2], total[2::2]
+        dt = t[2::2] - t[1:-1:2]
+        k = _k(f)
+        util = float((busy_fraction(start, end, k) * dt).sum() / dt.sum()) if dt.sum() > 0 else min(1.0, k * mean)
         out.append({"engine": f"fluid {label}", "applies": True, "policy": policy,
-                    "utilization": util, "ci95": float(r.metrics["mean_aggregate_ci95"]),
+                    "utilization": util, "mean_aggregate": mean, "ci95": float(r.metrics["mean_aggregate_ci95"]),
                     "jain_index": float(r.metrics["jain_index"]),
                     "ms": (time.perf_counter() - t0) * 1e3,
-                    "reason": f"hybrid AIMD, N = {n}, β = {beta:g}, {FLUID_EVENTS} congestion events"})
+                    "reason": f"hybrid AIMD (paper C), N = {n}, β = {beta:g}, {FLUID_EVENTS} congestion events: "
+                              f"E[X]/c = {mean:.4f} of the congestion point μτ + B; the link is busy while the "
+                              f"windows cover μτ (k = (μτ + B)/μτ = {k:.3f})"})
     return out
 
 
@@ -110,6 +146,14 @@ def model_rows(resolved: Mapping, f: Mapping, preds: list[dict], fl: list[dict])
         if p:
             rows.append({"engine": f"closed form {model}", "utilization": p["value"],
                          "goodput_bps": p["value"] * rate * share, "source": p["reason"]})
+    if ("aimd-all", None) in by and f.get("bdp_pkts"):
+        # ALL in the window domain: every flow cut together, the windows' sum falls to β of
+        # μτ + B and grows back linearly; busy while it covers μτ
+        k = _k(f)
+        util = float(busy_fraction(f["beta"], 1.0, k))
+        rows.append({"engine": "closed form aimd-all with buffer", "utilization": util,
+                     "goodput_bps": util * rate * share,
+                     "source": f"sum of windows linear from β(μτ + B) to μτ + B, busy while ≥ μτ; k = {k:.3f}"})
     for (model, group), p in by.items():
         if model == "slowstart-throughput":
             util = p["value"] / f["mu_pps"]

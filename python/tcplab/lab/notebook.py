@@ -7,12 +7,18 @@ from __future__ import annotations
 import json
 
 
+import itertools
+
+_ids = itertools.count()
+
+
 def _code(src: str) -> dict:
-    return {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": src}
+    return {"cell_type": "code", "id": f"lab-{next(_ids)}", "metadata": {}, "execution_count": None,
+            "outputs": [], "source": src}
 
 
 def _md(src: str) -> dict:
-    return {"cell_type": "markdown", "metadata": {}, "source": src}
+    return {"cell_type": "markdown", "id": f"lab-{next(_ids)}", "metadata": {}, "source": src}
 
 
 def notebook(toml_text: str, name: str) -> dict:

@@ -63,6 +63,7 @@ def serve(conn, kind: str) -> None:
     from tcplab.scenario import _core
 
     _core()
+    _warm_up(kind)
     conn.send({"type": "ready", "pid": os.getpid()})
     try:
         while True:
@@ -77,6 +78,36 @@ def serve(conn, kind: str) -> None:
                 return
     finally:
         conn.close()
+
+
+#: a small scenario every worker answers once before it says "ready", so that the
+#: first real request finds every lazy import done and every cache warm
+_WARM = """
+duration = "2s"
+[topology]
+bottleneck = { rate = "1Mbps", delay = "10ms", buffer = 10 }
+access = { rate = "10Mbps", delay = "1ms", buffer = 100 }
+sink_access = { rate = "10Mbps", delay = "1ms", buffer = 100 }
+[flows.tcp]
+kind = "tcp"
+count = 2
+"""
+
+
+def _warm_up(kind: str) -> None:
+    import tempfile
+
+    class _Null:
+        def send(self, msg):
+            pass
+
+    try:
+        ans = analyze({"toml": _WARM})
+        if kind == "run":
+            with tempfile.TemporaryDirectory(prefix="tcplab-lab-warm-") as tmp:
+                run_job({"doc": ans["doc"], "engine": "packet", "folder": tmp}, _Null())
+    except Exception:  # a warm-up is an optimization; the real request reports any error
+        pass
 
 
 def _answer(fn, req) -> dict:
@@ -349,9 +380,14 @@ def downsample(t, y, max_points: int = MAX_POINTS):
 
 
 def _r(a, nd=6):
+    """Numbers for JSON: rounded to `nd` decimals, NaN and ±inf as None."""
     import numpy as np
 
-    return [None if not math.isfinite(x) else round(float(x), nd) for x in np.asarray(a, dtype=float)]
+    x = np.round(np.asarray(a, dtype=float), nd)
+    out = x.tolist()
+    if not np.isfinite(x).all():
+        out = [v if math.isfinite(v) else None for v in out]
+    return out
 
 
 def describe(res, wall_s: float) -> dict:
