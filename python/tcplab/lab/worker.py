@@ -155,6 +155,8 @@ def read_doc(req: Mapping) -> dict:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"toml: {exc}") from None
+    except RecursionError:
+        raise UserError("toml: arrays or tables nested too deeply") from None
     check_depth(doc, "toml")
     sets = req.get("set") or {}
     if not isinstance(sets, Mapping):
