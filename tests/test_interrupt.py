@@ -1,6 +1,7 @@
 """Ctrl-C stops a packet-engine run at once: the engine runs with the GIL
 released and polls for Python's pending signals every few ms of work."""
 
+import json
 import os
 import signal
 import subprocess
@@ -76,3 +77,38 @@ def test_tcplab_run_exits_130_on_sigint_and_writes_nothing(tmp_path):
     assert waited < 2.0, f"took {waited:.2f} s to exit"
     assert "interrupted" in p.stderr.read()
     assert not out.exists()
+
+
+@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"])
+def test_reproduce_stopped_in_its_sweep_writes_no_verdict_and_resumes(tmp_path, sig, code):
+    """Interruption is not completion: stopped after its sweep stored a part, reproduce
+    exits 130/143 and writes no claims.json from the points done so far; the same
+    command then resumes from what was stored."""
+    out, cache = tmp_path / "rep", tmp_path / "cache"
+    cmd = [sys.executable, "-m", "tcplab.cli", "reproduce", "C", "--claims", "C6", "--quick", "--out", str(out),
+           "--cache", str(cache)]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    try:
+        deadline = time.monotonic() + 120
+        while not list(cache.glob("reproduce/sweeps/*/*/store/part-*.parquet")):
+            assert p.poll() is None, f"ended before its sweep stored a part: {p.communicate()}"
+            assert time.monotonic() < deadline, "no part stored in 120 s"
+            time.sleep(0.02)
+        p.send_signal(sig)
+        rc = p.wait(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    err = p.stderr.read()
+    assert rc == code, err[-2000:]
+    assert "interrupted" in err and "Traceback" not in err, err[-2000:]
+    assert not (out / "parallel-aimd" / "claims.json").exists(), "no verdict from partial data"
+    assert not (out / "parallel-aimd" / "index.html").exists() and not (out / "index.html").exists()
+    stored = list(cache.glob("reproduce/sweeps/*/*/store/part-*.parquet"))
+    assert stored, "what was computed is kept"
+    again = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert "already stored" in again.stderr, "resumed from the stored points"
+    claims = json.loads((out / "parallel-aimd" / "claims.json").read_text())
+    assert [c["id"] for c in claims] == ["C6"]

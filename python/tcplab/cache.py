@@ -52,3 +52,108 @@ def checked_cache_dir(explicit: str | Path | None = None) -> Path:
     if not os.access(path, os.W_OK | os.X_OK):
         raise UserError(f"{origin}: {path} is not writable")
     return path
+
+
+# --- entries that prove what they hold -------------------------------------------------------
+#
+# A cache entry is a folder (a reproduce run: `run.json`, `flows.parquet`, ...) whose
+# index file records the key the entry was stored under, the SHA-256 of every other
+# file, and a checksum of the index itself. `verify_entry` checks all three before an
+# entry is served; an entry that fails is moved aside (`quarantine`, never deleted),
+# reported in one line, and computed again. An index without a checksum was written by
+# an older build: a miss, computed again like any other.
+
+#: the format of an entry's index (`seal`); an index without it is an older build's
+ENTRY_FORMAT = 2
+QUARANTINE = "quarantine"
+
+
+class DamagedEntry(Exception):
+    """A cache entry that cannot be served: the message says why (one line)."""
+
+
+def file_sha256(path: Path) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _doc_checksum(doc: dict) -> str:
+    import hashlib
+    import json
+
+    body = {k: v for k, v in doc.items() if k != "checksum"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, allow_nan=True).encode()).hexdigest()
+
+
+def seal(folder: Path, index: str, key: str, payload: dict) -> None:
+    """Write `folder/index`: `payload` with the entry's `key`, the SHA-256 of every
+    other file in `folder` and a checksum of the whole (`verify_entry` checks them)."""
+    import json
+
+    files = {p.name: file_sha256(p) for p in sorted(folder.iterdir()) if p.is_file() and p.name != index}
+    doc = json.loads(json.dumps({"format": ENTRY_FORMAT, "key": key, "files": files, **payload},
+                                default=float))
+    doc["checksum"] = _doc_checksum(doc)
+    (folder / index).write_text(json.dumps(doc))
+
+
+def verify_entry(folder: Path, index: str, key: str) -> dict:
+    """The index of the entry `folder`, after checking that it is whole, that it was
+    stored under `key` and that every file it lists has the content it had; raises
+    `DamagedEntry` naming what is wrong."""
+    import json
+
+    path = folder / index
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise DamagedEntry(f"no {index}") from None
+    except IsADirectoryError:
+        raise DamagedEntry(f"{index} is a folder") from None
+    try:
+        doc = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise DamagedEntry(f"{index} is not text (garbled)") from None
+    except ValueError as exc:
+        raise DamagedEntry(f"{index} is not whole JSON ({exc.msg} at byte {exc.pos})") from None
+    if not isinstance(doc, dict):
+        raise DamagedEntry(f"{index} is not a JSON object")
+    if "checksum" not in doc or doc.get("format") != ENTRY_FORMAT:
+        raise DamagedEntry(f"{index} has no checksum (written by an older build)")
+    if doc["checksum"] != _doc_checksum(doc):
+        raise DamagedEntry(f"{index} does not match its checksum")
+    if doc.get("key") != key:
+        raise DamagedEntry(f"the entry was stored under key {doc.get('key')!r}, not {key!r} (misplaced)")
+    files = doc.get("files")
+    if not isinstance(files, dict):
+        raise DamagedEntry(f"{index} lists no files")
+    for name, digest in files.items():
+        f = folder / str(name)
+        if not f.is_file():
+            raise DamagedEntry(f"{name} is missing")
+        if file_sha256(f) != digest:
+            raise DamagedEntry(f"{name} does not match its checksum (changed or cut)")
+    return doc
+
+
+def quarantine(entry: Path, root: Path, why: str, what: str = "cache entry") -> Path:
+    """Move `entry` (a file or a folder) into `root/quarantine/` — never delete it —
+    and say so on stderr in one line; returns where it went."""
+    import sys
+    import time
+
+    q = root / QUARANTINE
+    q.mkdir(parents=True, exist_ok=True)
+    dest = q / entry.name
+    n = 1
+    while dest.exists() or dest.is_symlink():
+        n += 1
+        dest = q / f"{entry.name}.{time.strftime('%Y%m%d-%H%M%S')}-{n}"
+    os.replace(entry, dest)
+    print(f"tcplab: warning: {what} {entry}: {why}; moved to {dest} and computed again", file=sys.stderr)
+    return dest

@@ -33,3 +33,20 @@ def markdown_table(df) -> str:
     rule = "| " + " | ".join("---" for _ in df.columns) + " |"
     rows = ["| " + " | ".join(cell(v) for v in r) + " |" for r in df.itertuples(index=False)]
     return "\n".join([head, rule, *rows]) + "\n"
+
+
+#: characters of a name, label or title shown on a terminal or in a figure: layout
+#: (rich's wrapping, matplotlib's text) grows faster than linearly with the text
+DISPLAY_CHARS = 120
+
+
+def shown(text, limit: int = DISPLAY_CHARS) -> str:
+    """`text` for display: one line, at most about `limit` characters (cut in the
+    middle, saying how many were left out); the outputs keep the full text."""
+    s = str(text)
+    if len(s) <= limit:
+        return " ".join(s.split()) if any(c in s for c in "\n\r\t") else s
+    keep = max(12, limit - 24)
+    head, tail = s[: keep * 2 // 3], s[-(keep // 3):]
+    left_out = len(s) - len(head) - len(tail)
+    return f"{' '.join(head.split())}…[{left_out} more characters]…{' '.join(tail.split())}"

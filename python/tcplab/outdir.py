@@ -1,4 +1,22 @@
-"""Output folders that tcplab writes whole or not at all, and never over a user's files.
+"""Every file and folder tcplab writes: checked before the work, whole or not at all,
+never over a user's files, and every failure a one-paragraph error naming the path.
+
+The layer has three parts:
+
+- `check_output_dir` / `check_output_file` refuse a target before any work starts:
+  one that exists as the wrong kind (a file where a folder goes, a folder or a
+  dangling link where a file goes), a folder that is not tcplab's to replace, a
+  place that is not writable (a read-only mount, a missing permission), or a file
+  system with less free space than the output is estimated to take.
+- `write_output_dir` (folders) and `atomic_file` (single files) write into a
+  temporary sibling that is renamed into place only once complete, and removed on
+  any failure: no partial output that looks complete is ever left.
+- `command` wraps a subcommand's `main`: any `OSError` while it reads or writes
+  becomes a `OutputError` (a `UserError`: exit 2, no traceback) naming the path,
+  the option it came from and the cause ("No space left on device"); Ctrl-C and
+  SIGTERM end it with exit 130 or 143 (`tcplab.interrupts`).
+
+Output folders:
 
 `tcplab run --out DIR` (and `Result.save`) follow one contract:
 
@@ -25,10 +43,15 @@ import json
 import os
 import secrets
 import shutil
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable
 
 from tcplab.errors import UserError
+
+
+class OutputError(UserError):
+    """An output that cannot be written: the message names the path and the cause."""
 
 MANIFEST = ".tcplab-output.json"
 _TMP_TAG = ".tcplab-tmp-"
@@ -58,12 +81,16 @@ def _manifest(folder: Path) -> dict | None:
     return data
 
 
-def check_output_dir(out: str | Path, option: str = "--out") -> Path:
+def check_output_dir(out: str | Path, option: str = "--out", need_bytes: int = 0) -> Path:
     """Refuse (UserError) an output folder tcplab may not replace; return it resolved.
     Allowed: a missing path (its parent may be created), an empty folder, or a
-    folder holding a previous tcplab output and nothing else."""
+    folder holding a previous tcplab output and nothing else — on a writable file
+    system with at least `need_bytes` (and `MIN_FREE_BYTES`) free."""
     given = str(out)
     p = Path(out).expanduser().absolute()
+    if p.is_symlink() and not p.exists():
+        raise OutputError(f"{option} {given}: is a symbolic link to {os.readlink(p)!r}, which does not exist; "
+                          "give a folder (tcplab does not create a link's target)")
     try:
         p = p.resolve()
     except (OSError, RuntimeError) as exc:
@@ -78,6 +105,7 @@ def check_output_dir(out: str | Path, option: str = "--out") -> Path:
         ancestor = ancestor.parent
     if not ancestor.is_dir():
         raise UserError(f"{option} {given}: {ancestor} is a file, not a folder")
+    _check_writable(ancestor if not p.exists() else p, option, given, need_bytes)
     if not p.exists():
         return p
     try:
@@ -97,6 +125,171 @@ def check_output_dir(out: str | Path, option: str = "--out") -> Path:
         raise UserError(f"{option} {given}: holds a previous tcplab output plus files tcplab did not write "
                         f"({foreign[0]}{more}); move them away or give another folder")
     return p
+
+
+#: free space below which no output is attempted (a summary, a manifest, a table)
+MIN_FREE_BYTES = 64 << 10
+
+
+def _check_writable(folder: Path, option: str, given: str, need_bytes: int = 0) -> None:
+    """UserError unless files can be created in the existing folder `folder` and its
+    file system has `need_bytes` (at least `MIN_FREE_BYTES`) free."""
+    from tcplab.limits import human_bytes
+
+    if not os.access(folder, os.W_OK | os.X_OK):
+        try:
+            ro = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+        except OSError:
+            ro = False
+        why = "is on a read-only file system" if ro else "is not writable (permission denied)"
+        raise OutputError(f"{option} {given}: {folder} {why}; give a folder tcplab can write to")
+    try:
+        st = os.statvfs(folder)
+    except OSError:
+        return
+    free = st.f_bavail * st.f_frsize
+    need = max(int(need_bytes), MIN_FREE_BYTES)
+    if free < need:
+        what = (f"the output is estimated at {human_bytes(need_bytes)}" if need_bytes > MIN_FREE_BYTES
+                else f"tcplab needs at least {human_bytes(MIN_FREE_BYTES)} to write anything")
+        raise OutputError(f"{option} {given}: not enough free space on the file system of {folder}: "
+                          f"{human_bytes(free)} free, {what}; free some space or give another folder")
+
+
+def check_output_file(path: str | Path, option: str = "--out", need_bytes: int = 0) -> Path:
+    """Refuse (UserError) a file output before any work: a folder or a dangling
+    link at its place, a missing or unwritable folder, too little free space.
+    Returns the path to write (a link to an existing file: that file)."""
+    given = str(path)
+    p = Path(path).expanduser().absolute()
+    if p.is_symlink():
+        try:
+            target = p.resolve(strict=True)
+        except (OSError, RuntimeError):
+            raise OutputError(f"{option} {given}: is a symbolic link to {os.readlink(p)!r}, which does not "
+                              "exist; give a plain path") from None
+        p = target
+    if p.is_dir():
+        raise OutputError(f"{option} {given}: is a folder; give a file name")
+    if p.exists() and not p.is_file():
+        raise OutputError(f"{option} {given}: exists and is not a regular file")
+    parent = p.parent
+    if not parent.is_dir():
+        what = "is a file, not a folder" if parent.exists() else "does not exist"
+        raise OutputError(f"{option} {given}: the folder {str(parent)!r} {what}")
+    _check_writable(parent, option, given, need_bytes)
+    return p
+
+
+@contextmanager
+def atomic_file(path: str | Path, mode: str = "w", option: str = "--out", **kwargs):
+    """Open a temporary sibling of `path` for writing; on success it is flushed to
+    disk and renamed to `path`, on any failure removed (and an OSError becomes an
+    `OutputError` naming `path`): `path` is the old file or the whole new one."""
+    final = Path(path)
+    tmp = final.with_name(f".{final.name}{_TMP_TAG}{os.getpid()}-{secrets.token_hex(4)}")
+    try:
+        with open(tmp, mode, **kwargs) as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, final)
+    except OSError as exc:
+        raise output_error(exc, option, str(path)) from None
+    finally:
+        try:
+            tmp.unlink()
+        except FileNotFoundError:
+            pass
+        except OSError:
+            pass
+
+
+def atomic_path(path: str | Path, write: Callable[[Path], None], option: str = "--out") -> Path:
+    """`write(tmp)` writes a file at a temporary sibling path (matplotlib's savefig,
+    pandas' to_csv), renamed to `path` once complete, removed on failure."""
+    final = Path(path)
+    tmp = final.with_name(f".{final.name}{_TMP_TAG}{os.getpid()}-{secrets.token_hex(4)}{final.suffix}")
+    try:
+        write(tmp)
+        with open(tmp, "rb") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, final)
+    except OSError as exc:
+        raise output_error(exc, option, str(path)) from None
+    finally:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+    return final
+
+
+def output_error(exc: OSError, option: str | None, given: str | None, verb: str = "cannot write") -> OutputError:
+    """An `OutputError` for an OSError met while writing `given` (the `option`'s value)."""
+    cause = exc.strerror or str(exc) or type(exc).__name__
+    if exc.errno is None and str(exc):
+        cause = str(exc)
+    where = exc.filename if exc.filename is not None else None
+    head = f"{option} {given}" if option and given else (given or option or "output")
+    detail = f"{verb} {where}" if where is not None and str(where) != str(given) else verb
+    if exc.errno == errno.ENOSPC or "No space left" in cause:
+        hint = "free some space or give another place"
+    elif exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        hint = "give a place tcplab can write to"
+    else:
+        hint = ""
+    return OutputError(f"{head}: {detail}: {cause}" + (f"; {hint}" if hint else ""))
+
+
+def command(*options: str, inputs: tuple[str, ...] = ()):
+    """Decorate a subcommand's `main(args)`: SIGTERM raises (`tcplab.interrupts`);
+    Ctrl-C or SIGTERM end it with a one-line message and exit 130 or 143; an
+    `OSError` becomes an `OutputError` naming the path, the option among
+    `options` (attribute names of `args`, such as "out") it belongs to, and the
+    cause."""
+    import functools
+    import sys
+
+    from tcplab.interrupts import exit_code, handle_sigterm, signal_name
+
+    def deco(main):
+        @functools.wraps(main)
+        def wrapped(args):
+            with handle_sigterm():
+                try:
+                    return main(args)
+                except KeyboardInterrupt as exc:
+                    print(f"tcplab: interrupted ({signal_name(exc)}): stopped before the end; nothing was "
+                          "written from partial results (run the same command again to resume what is "
+                          "cached)", file=sys.stderr)
+                    return exit_code(exc)
+                except UserError:
+                    raise
+                except OSError as exc:
+                    option, given = _option_of(exc, args, options + inputs)
+                    verb = ("cannot read" if option and option[2:].replace("-", "_") in inputs
+                            else "cannot write" if option else "cannot read or write")
+                    raise output_error(exc, option, given, verb) from None
+        return wrapped
+    return deco
+
+
+def _option_of(exc: OSError, args, options) -> tuple[str | None, str | None]:
+    """The option (and its value) whose path an OSError concerns: the one the failing
+    file lies under, else the first given."""
+    given = [(o, getattr(args, o, None)) for o in options]
+    given = [(o, str(v)) for o, v in given if v]
+    target = os.path.abspath(exc.filename) if isinstance(exc.filename, str) else None
+    for o, v in given:
+        if target and (target == os.path.abspath(v) or target.startswith(os.path.abspath(v) + os.sep)):
+            return "--" + o.replace("_", "-"), v
+    if target:
+        return None, exc.filename
+    if given:
+        o, v = given[0]
+        return "--" + o.replace("_", "-"), v
+    return None, None
 
 
 def _exchange(a: Path, b: Path) -> bool:
@@ -155,7 +348,15 @@ def clean_leftovers(out: Path) -> int:
 def write_output_dir(out: str | Path, write: Callable[[Path], None], option: str = "--out") -> Path:
     """Write an output folder atomically: `write(tmp)` fills a temporary sibling,
     which then replaces `out` (only if `out` is missing, empty or a previous
-    tcplab output: `check_output_dir`). Returns the output path."""
+    tcplab output: `check_output_dir`). Returns the output path. An OSError on the
+    way (a full disk) removes the temporary folder and becomes an `OutputError`."""
+    try:
+        return _write_output_dir(out, write, option)
+    except OSError as exc:
+        raise output_error(exc, option, str(out)) from None
+
+
+def _write_output_dir(out: str | Path, write: Callable[[Path], None], option: str) -> Path:
     final = check_output_dir(out, option)
     final.parent.mkdir(parents=True, exist_ok=True)
     clean_leftovers(final)

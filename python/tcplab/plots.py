@@ -100,11 +100,14 @@ def save(fig: Figure, out: str | Path) -> Path:
     out = Path(out)
     if out.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise UserError(f"--out: {out}: expected a .png, .svg or .pdf file name")
-    out.parent.mkdir(parents=True, exist_ok=True)
+    from tcplab.outdir import atomic_path, check_output_file, record_written
     from tcplab.provenance import figure_metadata
 
-    fig.savefig(out, dpi=150, bbox_inches="tight", metadata=figure_metadata(out))
-    from tcplab.outdir import record_written
+    out.parent.mkdir(parents=True, exist_ok=True)
+    target = check_output_file(out)
+    # drawn to a temporary sibling, renamed when whole: a full disk leaves no cut figure
+    atomic_path(target, lambda tmp: fig.savefig(tmp, format=out.suffix.lower().lstrip("."), dpi=150,
+                                                bbox_inches="tight", metadata=figure_metadata(out)))
 
     record_written(out)  # a plot inside a run's --out folder is tcplab's: a later --out may replace it
     return out
@@ -345,5 +348,7 @@ def _link_name(res, link: int) -> str:
 
 
 def _title(res) -> str:
+    from tcplab.console import shown
+
     sc = res.scenario
-    return f"{sc.get('name') or 'scenario'} — {res.engine} {res.engine_version}"
+    return f"{shown(sc.get('name') or 'scenario')} — {res.engine} {res.engine_version}"

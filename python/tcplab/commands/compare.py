@@ -17,6 +17,7 @@ from pathlib import Path
 
 from tcplab.api import ENGINES, run
 from tcplab.errors import UserError
+from tcplab.outdir import atomic_file, atomic_path, command
 
 #: (label, metric key, format) rows of the table
 ROWS = [
@@ -97,7 +98,9 @@ def cwnd_figure(results: dict, flows=(0,)):
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7, frameon=False, loc="upper right")
     axes[-1].set_xlabel("time (s)")
-    name = next(iter(results.values())).scenario.get("name") or "scenario"
+    from tcplab.console import shown
+
+    name = shown(next(iter(results.values())).scenario.get("name") or "scenario")
     fig.suptitle(f"{name}: congestion windows on {', '.join(results)}", fontsize=9)
     return fig
 
@@ -107,6 +110,7 @@ def table(results: dict) -> dict:
     return {key: {e: r.metrics.get(key) for e, r in results.items()} for _, key, _ in ROWS}
 
 
+@command("out", inputs=("scenario",))
 def main(args) -> int:
     from rich.console import Console
     from rich.table import Table
@@ -119,10 +123,14 @@ def main(args) -> int:
     except ValueError:
         raise UserError(f"--flows: expected comma-separated flow ids, got {args.flows!r}") from None
     if args.out:
-        from tcplab.outdir import check_output_dir
+        from tcplab.outdir import check_output_dir, check_output_file
 
+        check_folder(Path(args.out))
         for e in engines:  # refused before the runs, not after them
             check_output_dir(Path(args.out) / e, "--out")
+        for name in ("compare.json", "cwnd.png"):
+            if Path(args.out).is_dir():
+                check_output_file(Path(args.out) / name, "--out")
     results, fig = compare(args.scenario, engines, args.overrides, flows)
     tab = table(results)
     out = Path(args.out) if args.out else _fresh_dir(args.scenario)
@@ -132,8 +140,9 @@ def main(args) -> int:
 
     meta = metadata(engine=",".join(results), seed=next(iter(results.values())).scenario.get("seed"),
                     engine_versions={e: r.engine_version for e, r in results.items()})
-    (out / "compare.json").write_text(json.dumps({"meta": meta, "metrics": tab}, indent=2, default=float) + "\n")
-    fig.savefig(out / "cwnd.png", dpi=150, bbox_inches="tight")
+    with atomic_file(out / "compare.json", option="--out") as fh:
+        fh.write(json.dumps({"meta": meta, "metrics": tab}, indent=2, default=float) + "\n")
+    atomic_path(out / "cwnd.png", lambda tmp: fig.savefig(tmp, format="png", dpi=150, bbox_inches="tight"))
     wrote = f"wrote {out}/<engine>/, compare.json, cwnd.png"
     if args.json:
         print(json.dumps(tab, default=float))
@@ -150,6 +159,25 @@ def main(args) -> int:
     c.print(t)
     Console(stderr=True).print(f"[dim]{wrote}[/dim]")
     return 0
+
+
+def check_folder(out: Path, option: str = "--out") -> None:
+    """Refuse (UserError) a place for compare's folder that cannot be one: a file or a
+    dangling link, a file on the way, a read-only or full file system."""
+    from tcplab.outdir import OutputError, _check_writable
+
+    given = str(out)
+    if out.is_symlink() and not out.exists():
+        raise OutputError(f"{option} {given}: is a symbolic link to {str(out.readlink())!r}, which does not "
+                          "exist; give a folder")
+    if out.exists() and not out.is_dir():
+        raise OutputError(f"{option} {given}: exists and is not a folder; give a new or empty folder")
+    ancestor = out.absolute()
+    while not ancestor.exists() and not ancestor.is_symlink():
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise OutputError(f"{option} {given}: {ancestor} is a file, not a folder")
+    _check_writable(ancestor, option, given)
 
 
 def _fresh_dir(scenario: str) -> Path:

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from tcplab.errors import UserError
+from tcplab.outdir import command
 
 
 def register(subparsers) -> None:
@@ -37,9 +36,13 @@ def register(subparsers) -> None:
     p.set_defaults(func=main)
 
 
+@command("out", inputs=("scenario",))
 def main(args) -> int:
     from tcplab.backends.ns2 import export_tcl
+    from tcplab.outdir import atomic_file, check_output_file
     from tcplab.scenario import load_scenario
+
+    target = check_output_file(args.out) if args.out else None
 
     overrides = list(args.overrides)
     series = [s.strip() for s in args.trace.split(",") if s.strip()]
@@ -49,11 +52,9 @@ def main(args) -> int:
         overrides.append((["trace", "interval"], args.trace_interval))
     scenario = load_scenario(args.scenario, overrides)
     script = _header(scenario) + export_tcl(scenario)
-    if args.out:
-        try:
-            Path(args.out).write_text(script)
-        except OSError as exc:
-            raise UserError(f"--out {args.out}: cannot write: {exc.strerror}") from None
+    if target is not None:
+        with atomic_file(target, "w", option="--out") as fh:
+            fh.write(script)
     else:
         sys.stdout.write(script)
     return 0

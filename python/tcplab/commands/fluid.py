@@ -21,6 +21,7 @@ from fractions import Fraction
 
 from tcplab.errors import UserError
 from tcplab.fluid import POLICIES, TAGS
+from tcplab.outdir import atomic_file, command
 from tcplab.provenance import csv_metadata_line
 
 
@@ -73,14 +74,18 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
+@command("trace", "histogram")
 def run(args) -> int:
     from tcplab.fluid import fluid
+    from tcplab.outdir import check_output_file
 
     if args.histogram and args.bins < 1:
         raise UserError(f"--bins: expected a whole number ≥ 1 for --histogram, got {args.bins}")
     for path, opt in ((args.trace, "--trace"), (args.histogram, "--histogram")):
         if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
             raise UserError(f"{opt} {path}: no such folder {os.path.dirname(path)!r}")
+        if path:
+            check_output_file(path, opt)  # a folder, a dangling link, read-only, full: refused first
     result = fluid(
         n=args.n,
         beta=_numbers(args.beta, "beta"),
@@ -101,12 +106,11 @@ def run(args) -> int:
     )
     for key, path in (("rates", args.trace), ("rates_at_congestion", args.histogram)):
         if path:
-            try:
-                with open(path, "w", newline="") as f:
-                    f.write(csv_metadata_line(result.engine, result.engine_version, args.seed))
-                    result.traces[key].to_csv(f, index=False)
-            except OSError as exc:
-                raise UserError(f"cannot write {path}: {exc.strerror}") from None
+            opt = "--trace" if key == "rates" else "--histogram"
+            # whole or not at all: a full disk leaves the old file (or none), never a cut CSV
+            with atomic_file(check_output_file(path, opt), "w", option=opt, newline="") as f:
+                f.write(csv_metadata_line(result.engine, result.engine_version, args.seed))
+                result.traces[key].to_csv(f, index=False)
             print(f"wrote {path} ({len(result.traces[key])} rows)", file=sys.stderr)
     if args.json:
         print(json.dumps(result.to_dict()))

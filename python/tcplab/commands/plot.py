@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tcplab.errors import UserError
+from tcplab.outdir import command
 from tcplab.plots import KINDS
 
 
@@ -28,11 +29,17 @@ def register(sub) -> None:
     p.set_defaults(func=main)
 
 
+@command("out", inputs=("run_dir",))
 def main(args) -> int:
+    from tcplab.outdir import check_output_file
     from tcplab.plots import plot
     from tcplab.traces import load_run
     from tcplab.units import parse_duration
 
+    if args.out:  # before the traces are read and drawn
+        if Path(args.out).suffix.lower() not in (".png", ".svg", ".pdf"):
+            raise UserError(f"--out: {args.out}: expected a .png, .svg or .pdf file name")
+        check_output_file(args.out)
     res = load_run(args.run_dir)
     flows = None
     if args.flows:

@@ -18,6 +18,8 @@ from pathlib import Path
 
 from rich.console import Console
 
+from tcplab.outdir import command
+
 
 def register(sub) -> None:
     p = sub.add_parser("results", help="query a sweep's results (DuckDB SQL, CSV export)", description=__doc__,
@@ -52,6 +54,7 @@ def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+@command("csv", inputs=("dir",))
 def main(args) -> int:
     import duckdb
 
@@ -64,9 +67,12 @@ def main(args) -> int:
     if args.limit < 0:
         raise UserError(f"--limit: expected a whole number ≥ 0 (0 = all rows), got {args.limit}")
     if args.csv and args.csv != "-":
+        from tcplab.outdir import check_output_file
+
         csv_dir = Path(args.csv).parent
         if not csv_dir.is_dir():
             raise UserError(f"--csv {args.csv}: no such folder {str(csv_dir)!r}")
+        check_output_file(args.csv, "--csv")
     store = Store(root, readonly=True)
     if args.builds:
         _print(_builds_frame(store.builds()), 0)
@@ -92,10 +98,10 @@ def main(args) -> int:
         if args.csv == "-":
             print(df.to_csv(index=False), end="")
             return 0
-        try:
-            df.to_csv(args.csv, index=False)
-        except OSError as exc:
-            raise UserError(f"--csv {args.csv}: cannot write: {exc.strerror or exc}") from None
+        from tcplab.outdir import atomic_file, check_output_file
+
+        with atomic_file(check_output_file(args.csv, "--csv"), "w", option="--csv", newline="") as fh:
+            df.to_csv(fh, index=False)
         Console(stderr=True).print(f"[dim]wrote {len(df)} rows to {args.csv}[/dim]")
         return 0
     if args.format == "csv":

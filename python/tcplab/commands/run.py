@@ -8,8 +8,11 @@ from rich.console import Console
 from rich.table import Table
 
 from tcplab.api import ENGINES, TRACE_SERIES, run
-from tcplab.console import stdout_console
+from rich.markup import escape
+
+from tcplab.console import shown, stdout_console
 from tcplab.labels import rate_text as _rate
+from tcplab.outdir import command
 from tcplab.progress import watching
 
 
@@ -32,12 +35,14 @@ def register(sub) -> None:
     p.set_defaults(func=main)
 
 
+@command("out", inputs=("scenario",))
 def main(args) -> int:
     trace = [s for s in args.trace.split(",") if s.strip()] if args.trace else None
     if args.out:
         from tcplab.outdir import check_output_dir
 
-        check_output_dir(args.out)  # refused before the run, not after it
+        # refused before the run, not after it: the wrong kind, not writable, too little space
+        check_output_dir(args.out, need_bytes=0 if args.force else _output_bytes(args, trace))
     with watching(args.engine, args.scenario):
         # with --out, the result is written as the run goes (traces streamed to disk)
         res = run(args.scenario, engine=args.engine, overrides=args.overrides, trace=trace,
@@ -52,12 +57,32 @@ def main(args) -> int:
     return 0
 
 
+def _output_bytes(args, trace) -> int:
+    """Roughly what `--out` will hold: the packet engine's estimate of the run's
+    tables and traces in memory (Parquet and CSV on disk take about as much);
+    0 when there is nothing to estimate with (another engine, an invalid scenario:
+    the run itself says what is wrong)."""
+    if args.engine != "packet":
+        return 0
+    try:
+        from tcplab.api import override_list
+        from tcplab.scenario import _core, load_scenario
+
+        extra = [(["trace", "series"], trace)] if trace else []
+        if args.trace_interval:
+            extra.append((["trace", "interval"], args.trace_interval))
+        sc = load_scenario(args.scenario, override_list(args.overrides) + extra)
+        return int(dict(_core().estimate_budget(json.dumps(sc)))["memory_bytes"])
+    except Exception:  # noqa: BLE001 - an estimate only; the run reports the real error
+        return 0
+
+
 def show(res, console: Console | None = None) -> None:
     """A short readable summary: headline metrics, groups, and flows (first 20)."""
     c = console or stdout_console()
     m = res.metrics
     sc = res.scenario
-    title = sc.get("name") or "scenario"
+    title = escape(shown(sc.get("name") or "scenario"))  # the full name is in the outputs
     c.print(f"[bold]{title}[/bold] — engine {res.engine} {res.engine_version}"
             + (f", {res.wall_s:.2f} s wall" if res.wall_s is not None else ""))
     head = Table(show_header=False, box=None, pad_edge=False)

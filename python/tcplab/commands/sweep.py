@@ -14,6 +14,7 @@ from pathlib import Path
 from rich.console import Console
 
 from tcplab.console import stdout_console
+from tcplab.outdir import command
 from tcplab.sweep.executors import POOLS
 from tcplab.sweep.spec import ENGINES
 
@@ -42,10 +43,40 @@ def default_out(sweep, engine_given: bool) -> Path:
     return Path("runs") / "sweeps" / (f"{sweep.name}-{sweep.engine}" if engine_given else sweep.name)
 
 
+def check_sweep_dir(out: Path, option: str = "--out") -> None:
+    """Refuse (UserError), before any point runs, a sweep directory that cannot be one:
+    a file or a dangling link where the folder goes, a `store` that is not a folder,
+    a place that is not writable or has no free space."""
+    from tcplab.outdir import OutputError, _check_writable
+
+    given = str(out)
+    if out.is_symlink() and not out.exists():
+        raise OutputError(f"{option} {given}: is a symbolic link to {str(out.readlink())!r}, which does not exist; "
+                          "give a folder")
+    if out.exists() and not out.is_dir():
+        raise OutputError(f"{option} {given}: exists and is not a folder; give a new folder or an earlier "
+                          "sweep's (tcplab never replaces a file it did not write)")
+    ancestor = out.absolute()
+    while not ancestor.exists() and not ancestor.is_symlink():
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise OutputError(f"{option} {given}: {ancestor} is a file, not a folder")
+    for inner in ("store", "sweep.json"):
+        q = out / inner
+        bad = (q.exists() or q.is_symlink()) and (q.is_dir() != (inner == "store") or q.is_symlink())
+        if bad:
+            kind = "a folder" if inner == "store" else "a file"
+            raise OutputError(f"{option} {given}: {q} is not {kind} as a sweep directory holds; "
+                              "give another folder or move it away")
+    _check_writable(out if out.is_dir() else ancestor, option, given)
+
+
+@command("out")
 def main(args) -> int:
     from tcplab.errors import UserError
     from tcplab.sweep import load_sweep, plan, run_sweep
     from tcplab.sweep.report import plot, print_summary
+    from tcplab.sweep.runner import SweepInterrupted
 
     if args.jobs is not None and args.jobs < 1:
         raise UserError(f"--jobs: expected a whole number ≥ 1, got {args.jobs}")
@@ -65,8 +96,18 @@ def main(args) -> int:
         # nothing would run: a failure, not a sweep of failed rows that exits 0
         raise UserError(f"{args.sweep}: every one of the {len(planned)} points is invalid, nothing to run; "
                         f"the first: {planned[0].error}")
-    outcome = run_sweep(sweep, out, executor=args.executor, jobs=args.jobs, pool=args.pool, address=args.address,
-                        batch=args.batch, retry_failed=args.retry_failed, console=console, planned=planned)
+    check_sweep_dir(out)
+    try:
+        outcome = run_sweep(sweep, out, executor=args.executor, jobs=args.jobs, pool=args.pool,
+                            address=args.address, batch=args.batch, retry_failed=args.retry_failed,
+                            console=console, planned=planned)
+    except SweepInterrupted as exc:
+        from tcplab.interrupts import exit_code, signal_name
+
+        print_summary(exc.outcome, stdout_console())
+        console.print(f"[yellow]interrupted ({signal_name(exc)})[/yellow]; [dim]results so far: tcplab results "
+                      f"{out}[/dim]")
+        return exit_code(exc)
     print_summary(outcome, stdout_console())
     if not args.no_plot and not outcome.interrupted:
         png = plot(outcome)

@@ -226,8 +226,9 @@ class Context:
         if keep is not None:
             key += "-" + _reduction_id(keep)
         where = self.cache / "runs" / key
-        if (where / "run.json").is_file():
-            return _load_run(where)
+        cached = _cached_run(where, key, self.cache)
+        if cached is not None:
+            return cached
         from tcplab.api import run
         from tcplab.traces import canonical
 
@@ -238,7 +239,7 @@ class Context:
         res.traces = canonical(res.traces, res.links)
         if keep is not None:
             res.traces = dict(keep(res))
-        _save_run(res, where, None if keep is None else f"{keep.__module__}.{keep.__qualname__}")
+        _save_run(res, where, None if keep is None else f"{keep.__module__}.{keep.__qualname__}", key=key)
         return res
 
     def _profiled(self, scenario):
@@ -269,15 +270,20 @@ class Context:
         self.root.mkdir(parents=True, exist_ok=True)
         from tcplab.provenance import figure_metadata
 
-        for ext in ("png", "svg"):
-            path = self.root / f"{stem}.{ext}"
-            fig.savefig(path, dpi=120, bbox_inches="tight",
-                        metadata=figure_metadata(path, engine=self.engine, paper=self.paper.slug))
-        plt.close(fig)
+        from tcplab.outdir import atomic_path
+
+        try:
+            for ext in ("png", "svg"):
+                path = self.root / f"{stem}.{ext}"
+                atomic_path(path, lambda tmp: fig.savefig(
+                    tmp, format=ext, dpi=120, bbox_inches="tight",
+                    metadata=figure_metadata(path, engine=self.engine, paper=self.paper.slug)))
+        finally:
+            plt.close(fig)
         return stem
 
 
-def _save_run(run: Result, where: Path, reduction: str | None = None) -> None:
+def _save_run(run: Result, where: Path, reduction: str | None = None, key: str | None = None) -> None:
     """Write a traced run into the cache entry `where`, whole or not at all: into a
     temporary sibling first, renamed into place (two reproductions sharing the cache
     may finish the same run; the first rename wins, the other is dropped). Every
@@ -285,45 +291,78 @@ def _save_run(run: Result, where: Path, reduction: str | None = None) -> None:
 
     The entry is the reproduce cache's own form of a `Result`, not `Result.save`'s
     run directory: traces as zstd Parquet (`_write_trace`), no CSV copies, and
-    `run.json` with what `_load_run` needs to give the `Result` back. `reduction`
-    names the `Context.run(keep=...)` function whose tables `run.traces` hold
-    instead of the run's own traces (None: the traces themselves)."""
+    `run.json` with what `_load_run` needs to give the `Result` back, sealed
+    (`tcplab.cache.seal`) with the entry's `key` (default: the folder's name) and
+    the SHA-256 of every file, which `_load_run` checks before serving it.
+    `reduction` names the `Context.run(keep=...)` function whose tables `run.traces`
+    hold instead of the run's own traces (None: the traces themselves)."""
     import os
     import shutil
 
+    from tcplab.cache import seal, verify_entry, DamagedEntry, quarantine
     from tcplab.provenance import metadata, write_parquet
 
+    key = key or where.name
     meta = metadata(engine=run.engine, engine_version=run.engine_version, seed=run.scenario.get("seed"))
     where.parent.mkdir(parents=True, exist_ok=True)
     tmp = where.with_name(f".{where.name}.tmp-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
-    for name, df in run.traces.items():
-        _write_trace(df, tmp / f"{name}.parquet", dict(meta, table=name))
-    write_parquet(run.flows, tmp / "flows.parquet", dict(meta, table="flows"))
-    write_parquet(run.links, tmp / "links.parquet", dict(meta, table="links"))
-    (tmp / "run.json").write_text(json.dumps({"scenario": run.scenario, "metrics": run.metrics,
-                                              "traces": sorted(run.traces), "reduction": reduction, "meta": meta},
-                                             default=float))
     try:
-        os.rename(tmp, where)
-    except OSError:  # another process stored it first (or a stale incomplete entry is there)
-        if (where / "run.json").is_file():
-            shutil.rmtree(tmp, ignore_errors=True)
-        else:
-            shutil.rmtree(where, ignore_errors=True)
+        for name, df in run.traces.items():
+            _write_trace(df, tmp / f"{name}.parquet", dict(meta, table=name))
+        write_parquet(run.flows, tmp / "flows.parquet", dict(meta, table="flows"))
+        write_parquet(run.links, tmp / "links.parquet", dict(meta, table="links"))
+        seal(tmp, "run.json", key, {"scenario": run.scenario, "metrics": run.metrics,
+                                    "traces": sorted(run.traces), "reduction": reduction, "meta": meta})
+        try:
             os.rename(tmp, where)
+            return
+        except OSError:  # another process stored it first (or an entry that does not verify is there)
+            pass
+        try:
+            verify_entry(where, "run.json", key)
+            return  # theirs is whole: ours is dropped (finally)
+        except DamagedEntry as exc:
+            quarantine(where, where.parent.parent, str(exc))
+        os.rename(tmp, where)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _load_run(where: Path) -> Result:
+def _cached_run(where: Path, key: str, cache: Path) -> Result | None:
+    """The run the cache entry `where` holds, if it is there and proves to be the
+    run of `key` (`_load_run`); an entry that does not is moved to
+    `<cache>/quarantine/` (one line on stderr) and None returned: computed again."""
+    from tcplab.cache import DamagedEntry, quarantine
+
+    if not (where.exists() or where.is_symlink()):
+        return None
+    try:
+        return _load_run(where, key)
+    except DamagedEntry as exc:
+        quarantine(where, cache, str(exc))
+        return None
+
+
+def _load_run(where: Path, key: str | None = None) -> Result:
     """The `Result` a cache entry written by `_save_run` holds (engine and version
-    from its metadata)."""
-    d = json.loads((where / "run.json").read_text())
-    meta = d.get("meta", {})
-    traces = {n: pd.read_parquet(where / f"{n}.parquet") for n in d["traces"]}
-    return Result(meta.get("engine"), str(meta.get("engine_version")), d["scenario"],
-                  pd.read_parquet(where / "flows.parquet"), pd.read_parquet(where / "links.parquet"),
-                  d["metrics"], traces)
+    from its metadata), after `tcplab.cache.verify_entry` checked it was stored
+    under `key` (default: the folder's name) and that no file changed; raises
+    `tcplab.cache.DamagedEntry` otherwise."""
+    from tcplab.cache import DamagedEntry, verify_entry
+
+    if where.is_symlink() or not where.is_dir():
+        raise DamagedEntry("not a folder")
+    d = verify_entry(where, "run.json", key or where.name)
+    try:
+        meta = d.get("meta", {})
+        traces = {n: pd.read_parquet(where / f"{n}.parquet") for n in d["traces"]}
+        return Result(meta.get("engine"), str(meta.get("engine_version")), d["scenario"],
+                      pd.read_parquet(where / "flows.parquet"), pd.read_parquet(where / "links.parquet"),
+                      d["metrics"], traces)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:  # ArrowInvalid is a ValueError
+        raise DamagedEntry(f"cannot be read back ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})") from None
 
 
 def _reduction_id(keep: Callable) -> str:
@@ -473,6 +512,14 @@ def run_claim(claim: Claim, ctx: Context) -> Verdict:
                    claim.figure, _plain(out.values), out.figures, time.perf_counter() - t0)
 
 
+def write_text(path: Path, text: str) -> None:
+    """Write a report file whole or not at all (`tcplab.outdir.atomic_file`)."""
+    from tcplab.outdir import atomic_file
+
+    with atomic_file(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+
+
 def _plain(v):
     """JSON-safe values (numpy scalars, NaN → None)."""
     import math
@@ -536,13 +583,13 @@ def reproduce(paper: str, claims: list[str] | None = None, mode: str = "quick", 
     merged.update({v.id: v.to_json() for v in verdicts})
     order = [c.id for c in p.claims]
     rows = [merged[i] for i in order if i in merged]
-    path.write_text(json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
+    write_text(path, json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
     # claims.json stays the plain list scripts rely on; what wrote it sits beside it
     from tcplab.provenance import metadata
 
     meta = metadata(engine=engine, paper=p.slug, mode=mode, profile=profile,
                     claims_run=[c.id for c in chosen], seconds=round(wall, 3))
-    (ctx.root / "meta.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False, default=str) + "\n")
+    write_text(ctx.root / "meta.json", json.dumps(meta, indent=2, ensure_ascii=False, default=str) + "\n")
     report.write_paper(p, rows, ctx, wall)
     report.write_index(Path(out))
     return verdicts

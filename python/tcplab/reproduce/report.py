@@ -78,6 +78,12 @@ def citation_html(letter: str) -> str:
     return f'<span class="cite">{citations.html(slug)}</span>'
 
 
+def write_text(path: Path, text: str) -> None:
+    from tcplab.reproduce import write_text as write
+
+    write(path, text)
+
+
 def thumbnail(root: Path, stem: str) -> str | None:
     """root/thumbs/<stem>.png, a small copy of root/<stem>.png (made if missing or older);
     the path relative to root, or None without a figure."""
@@ -89,9 +95,11 @@ def thumbnail(root: Path, stem: str) -> str | None:
         from PIL import Image
 
         dst.parent.mkdir(parents=True, exist_ok=True)
+        from tcplab.outdir import atomic_path
+
         with Image.open(src) as im:
             im.thumbnail((THUMB_WIDTH, THUMB_WIDTH * 4))
-            im.save(dst, optimize=True)
+            atomic_path(dst, lambda tmp: im.save(tmp, format="PNG", optimize=True))
     return f"thumbs/{stem}.png"
 
 
@@ -137,7 +145,7 @@ def write_paper(paper, rows: list[dict], ctx, wall_s: float) -> Path:
         if r["verdict"] != "reproduced":
             b.append(f"<p><b>{_e(r['id'])}</b> ({_e(r['verdict'])}): {_code(r['note'])}</p>")
     path = ctx.root / "index.html"
-    path.write_text(_page(f"Paper {paper.letter}: {paper.title}", "\n".join(b)))
+    write_text(path, _page(f"Paper {paper.letter}: {paper.title}", "\n".join(b)))
     return path
 
 
@@ -222,5 +230,5 @@ def write_index(out: Path) -> Path:
              + "".join(f"<li>{citation_html(letter_of[slug])}</li>" for slug in PAPERS) + "</ol>")
     path = out / "index.html"
     out.mkdir(parents=True, exist_ok=True)
-    path.write_text(_page("tcplab reproduce", "\n".join(b)))
+    write_text(path, _page("tcplab reproduce", "\n".join(b)))
     return path

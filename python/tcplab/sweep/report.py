@@ -6,6 +6,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from rich.markup import escape
+
+from tcplab.console import shown
 from tcplab.labels import label as human
 from tcplab.sweep.runner import Outcome, axis_column, metric_of
 from tcplab.sweep.spec import si_value, split_unit
@@ -59,7 +62,7 @@ def print_summary(outcome: Outcome, console) -> None:
     n_ok = int((df["status"] == "ok").sum())
     n_failed = int((df["status"] == "failed").sum())
     n_missing = int((df["status"] == "missing").sum())
-    head = (f"[bold]{sweep.name}[/bold] — engine {sweep.engine}: {len(df)} points "
+    head = (f"[bold]{escape(shown(sweep.name))}[/bold] — engine {sweep.engine}: {len(df)} points "
             f"({outcome.unique_keys} distinct), {n_ok} ok, {n_failed} failed"
             + (f", {n_missing} missing" if n_missing else "")
             + f"; computed now {outcome.computed} ({outcome.failed_now} failed), "
@@ -151,7 +154,7 @@ def plot(outcome: Outcome, path: str | Path | None = None) -> Path | None:
     ax.set_xlabel(xlabel)
     ax.set_ylabel(human(metric))
     rest = [human(a.paths[0]) if a.name == a.paths[0] else a.name for a in sweep.axes[2:]]
-    ax.set_title(f"{sweep.name} — {sweep.engine}" + (f" (averaged over {', '.join(rest)})" if rest else ""))
+    ax.set_title(f"{shown(sweep.name)} — {sweep.engine}" + (f" (averaged over {', '.join(rest)})" if rest else ""))
     ax.grid(True, alpha=0.3)
     if second is not None:
         ax.legend(fontsize=8)
@@ -159,6 +162,9 @@ def plot(outcome: Outcome, path: str | Path | None = None) -> Path | None:
     out = Path(path) if path else outcome.out_dir / "plot.png"
     from tcplab.provenance import figure_metadata
 
-    fig.savefig(out, metadata=figure_metadata(out, engine=sweep.engine))
+    from tcplab.outdir import atomic_path
+
+    atomic_path(out, lambda tmp: fig.savefig(tmp, format=out.suffix.lstrip(".") or "png",
+                                             metadata=figure_metadata(out, engine=sweep.engine)))
     plt.close(fig)
     return out

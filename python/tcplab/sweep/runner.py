@@ -25,6 +25,18 @@ FLUSH_S = 10.0
 SEED_LIMIT = 1 << 64
 
 
+class SweepInterrupted(KeyboardInterrupt):
+    """A sweep stopped by Ctrl-C or SIGTERM: the points finished are stored (a
+    re-run resumes from them), `outcome` says how far it got. A KeyboardInterrupt,
+    so that a caller that does not look (a report built on the sweep) stops too,
+    instead of going on with part of the points."""
+
+    def __init__(self, outcome: "Outcome", cause: BaseException):
+        super().__init__(f"sweep {outcome.sweep.name} interrupted after {outcome.computed} point(s)")
+        self.outcome = outcome
+        self.signum = getattr(cause, "signum", 2)
+
+
 def axis_column(path: str) -> str:
     return f"axis.{path}" if path in RESERVED else path
 
@@ -127,7 +139,9 @@ def run_sweep(
     console=None,
     planned: list[Planned] | None = None,
 ) -> Outcome:
-    """Run the points of `sweep` not yet stored under `out_dir`; return what happened."""
+    """Run the points of `sweep` not yet stored under `out_dir`; return what happened.
+    Ctrl-C or SIGTERM (`tcplab.interrupts`) stores the points finished and raises
+    `SweepInterrupted` (a KeyboardInterrupt) with the outcome so far."""
     t0 = time.perf_counter()
     planned = planned if planned is not None else plan(sweep)
     store = Store(out_dir)
@@ -209,9 +223,11 @@ def _run_locked(sweep, store, planned, t0, executor, jobs, pool, address, batch,
             if bar is not None:
                 bar.update(task_id, advance=1, failed=outcome.failed_now)
         flush()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         outcome.interrupted = True
         flush()  # what is complete is kept
+        outcome.wall_s = time.perf_counter() - t0
+        raise SweepInterrupted(outcome, exc) from None
     finally:
         results.close()
         if bar is not None:

@@ -22,10 +22,15 @@ A kill -9 loses at most the batch in progress; a re-run reads the keys already
 stored and computes only the others. Should a key appear twice (a retried
 failure), readers keep one row per key: an ok row over a failed one, then the newest.
 
-A part file that cannot be read whole (truncated, garbage) is moved aside to
-DIR/store/quarantine/ by a sweep, with a warning, and its points are computed
-again; readers (`tcplab results`, `--dry-run`) skip it with the same warning and
-move nothing. A sweep holds an exclusive lock on DIR/.lock (fcntl) while it
+Each part carries, in its schema metadata under "tcplab.checksum", the SHA-256 of
+its content (every column's name, type and values: the keys it holds and their
+rows), checked when it is first read. A part file that cannot be read whole
+(truncated, garbage), whose content does not match its checksum, or — written
+without a checksum, by an older build — whose columns disagree in kind with the
+verified parts' (a metric column turned text, which would stop `avg(...)` in
+`tcplab results`) is moved aside to DIR/store/quarantine/ by a sweep, named in
+one line, and its points are computed again; readers (`tcplab results`,
+`--dry-run`) skip it with the same line and move nothing. A sweep holds an exclusive lock on DIR/.lock (fcntl) while it
 runs: a second sweep into the same directory waits for it, then computes only
 what is still missing.
 """
@@ -47,6 +52,12 @@ from tcplab.errors import UserError
 
 PART_GLOB = "part-*.parquet"
 QUARANTINE = "quarantine"
+#: schema-metadata key of a part's content checksum (`table_checksum`)
+CHECKSUM_KEY = b"tcplab.checksum"
+#: the kind every part must give these columns (`_kind`)
+RESERVED_KINDS = {"key": "text", "status": "text", "error": "text", "engine": "text", "engine_version": "text",
+                  "build": "text", "scenario": "text", "seed": "number", "replication": "number",
+                  "wall_s": "number"}
 #: the seed column is unsigned: seeds are u64 end to end (the engines' type)
 SEED_TYPE = pa.uint64()
 
@@ -61,7 +72,8 @@ class Store:
         self.parts = self.root / "store"
         self.readonly = readonly  # readers never move a file, even an unreadable one
         self._seq = 0
-        self._good: set[str] = set()  # part files read whole once (a part never changes)
+        self._good: dict[str, dict] = {}  # part files read whole once (a part never changes): column kinds
+        self._verified: set[str] = set()  # of those, the ones whose checksum matched
         self._bad: set[str] = set()
 
     @contextlib.contextmanager
@@ -106,11 +118,17 @@ class Store:
             from tcplab.provenance import with_metadata
 
             table = with_metadata(table, meta)
+        table = table.replace_schema_metadata({**(table.schema.metadata or {}),
+                                               CHECKSUM_KEY: table_checksum(table).encode()})
         tmp = self.parts / f".{name}.tmp"
-        pq.write_table(table, tmp)
-        with open(tmp, "rb") as fh:
-            os.fsync(fh.fileno())
-        os.replace(tmp, self.parts / name)
+        try:
+            pq.write_table(table, tmp)
+            with open(tmp, "rb") as fh:
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.parts / name)
+        except BaseException:
+            tmp.unlink(missing_ok=True)  # no partial part left behind (a full disk, a kill)
+            raise
         dir_fd = os.open(self.parts, os.O_RDONLY)
         try:
             os.fsync(dir_fd)
@@ -139,14 +157,36 @@ class Store:
         return removed
 
     def files(self) -> list[Path]:
-        """The part files that can be read whole; the others are quarantined
-        (moved to store/quarantine/, never deleted) or, read-only, skipped, with a warning."""
+        """The part files that can be read whole and prove their content (`_readable`);
+        the others are quarantined (moved to store/quarantine/, never deleted) or,
+        read-only, skipped, with a one-line warning naming each."""
         found = sorted(self.parts.glob(PART_GLOB)) if self.parts.is_dir() else []
-        return [f for f in found if self._readable(f)]
+        good = [f for f in found if self._readable(f)]
+        # parts without a checksum (older builds) must agree with the verified ones
+        kinds: dict[str, str] = dict(RESERVED_KINDS)
+        for f in good:
+            if f.name in self._verified:
+                for c, k in self._good[f.name].items():
+                    if k != "null":
+                        kinds.setdefault(c, k)
+        out = []
+        for f in good:
+            if f.name not in self._verified:
+                clash = [(c, k, kinds[c]) for c, k in self._good[f.name].items()
+                         if k != "null" and kinds.get(c, k) != k]
+                if clash:
+                    c, k, want = clash[0]
+                    self._reject(f, f"column {c!r} holds {k} where the store's other parts hold {want} "
+                                    "(a part without a checksum, changed or from another build)")
+                    continue
+            out.append(f)
+        return out
 
     def _readable(self, f: Path) -> bool:
         if f.name in self._good:
             return True
+        if f.name in self._bad:
+            return False
         try:
             t = pq.read_table(f, use_threads=False)
             if "key" not in t.column_names or "status" not in t.column_names:
@@ -155,20 +195,36 @@ class Store:
             raise  # short of memory, or not allowed: the file's content is not to blame
         except (OSError, ValueError) as exc:  # ArrowInvalid, ArrowIOError: what corrupt files raise
             why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            if f.name not in self._bad:
-                self._bad.add(f.name)
-                if self.readonly:
-                    warn(f"{f}: unreadable results file skipped ({why}); "
-                         "its points count as not stored (a sweep re-run moves it aside and computes them)")
-                else:
-                    q = self.parts / QUARANTINE
-                    q.mkdir(exist_ok=True)
-                    os.replace(f, q / f.name)
-                    warn(f"{f}: unreadable results file moved to {q / f.name} ({why}); "
-                         "its points will be computed again")
+            self._reject(f, f"unreadable results file ({why})")
             return False
-        self._good.add(f.name)
+        stored = (t.schema.metadata or {}).get(CHECKSUM_KEY)
+        if stored is not None:
+            if stored.decode(errors="replace") != table_checksum(t):
+                self._reject(f, "its content does not match its checksum (changed or damaged)")
+                return False
+            self._verified.add(f.name)
+        self._good[f.name] = {c: _kind(t.schema.field(c).type) for c in t.column_names}
         return True
+
+    def _reject(self, f: Path, why: str) -> None:
+        """Skip (read-only) or quarantine a part that cannot be trusted, saying so once."""
+        if f.name in self._bad:
+            return
+        self._bad.add(f.name)
+        self._good.pop(f.name, None)
+        if self.readonly:
+            warn(f"{f}: {why}: skipped; its points count as not stored "
+                 "(a sweep re-run moves it aside and computes them)")
+        else:
+            q = self.parts / QUARANTINE
+            q.mkdir(exist_ok=True)
+            dest = q / f.name
+            n = 1
+            while dest.exists():
+                n += 1
+                dest = q / f"{f.stem}.{n}{f.suffix}"
+            os.replace(f, dest)
+            warn(f"{f}: {why}: moved to {dest}; its points will be computed again")
 
     def statuses(self) -> dict[str, str]:
         """key → "ok" or "failed" (ok wins) for every stored key."""
@@ -235,6 +291,30 @@ class Store:
         return self.connect().execute("SELECT * FROM points").df()
 
 
+def _kind(t: pa.DataType) -> str:
+    """What a column holds, as far as queries care: number, text, null or another type."""
+    if pa.types.is_null(t):
+        return "null"
+    if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t) or pa.types.is_decimal(t):
+        return "number"
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return "text"
+    return str(t)
+
+
+def table_checksum(table: pa.Table) -> str:
+    """SHA-256 of a table's content: each column's name, type and values, in order
+    (schema metadata left out), the same for the table written and the table read back."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for name, col in zip(table.column_names, table.columns):
+        h.update(json.dumps([name, str(col.type)]).encode())
+        h.update(json.dumps(col.to_pylist(), default=str, allow_nan=True).encode())
+        h.update(b"\n")
+    return h.hexdigest()
+
+
 def _to_table(rows: list[dict]) -> pa.Table:
     """Rows → Arrow table; a column whose values mix types is stored as JSON text."""
     columns: dict[str, list] = {}
@@ -255,8 +335,12 @@ def _to_table(rows: list[dict]) -> pa.Table:
 
 def _atomic_write(path: Path, data: bytes) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
