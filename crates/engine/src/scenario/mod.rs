@@ -218,6 +218,30 @@ impl FlowGroup {
     }
 }
 
+/// serde's message with Rust's type names said as a reader would: "invalid
+/// value: integer `-5`, expected u32" becomes "expected a whole number from 0
+/// to 4294967295, got -5".
+fn plain_type_names(msg: &str) -> String {
+    let Some((head, expected)) = msg.rsplit_once(", expected ") else {
+        return msg.to_string();
+    };
+    let plain = match expected {
+        "u8" => format!("a whole number from 0 to {}", u8::MAX),
+        "u16" => format!("a whole number from 0 to {}", u16::MAX),
+        "u32" => format!("a whole number from 0 to {}", u32::MAX),
+        "u64" | "usize" => format!("a whole number from 0 to {}", u64::MAX),
+        "i32" | "i64" => "a whole number".to_string(),
+        "f32" | "f64" => "a number".to_string(),
+        _ => return msg.to_string(),
+    };
+    // "invalid value: integer `-5`" / "invalid type: floating point `1.5`"
+    let got = head
+        .split_once(": ")
+        .map(|(_, what)| what.replace('`', ""))
+        .unwrap_or_else(|| head.to_string());
+    format!("expected {plain}, got {got}")
+}
+
 impl Scenario {
     /// Parse JSON (from Python) or any serde source; errors carry the key path.
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
@@ -229,7 +253,7 @@ impl Scenario {
             if let Some(i) = msg.find(" at line ") {
                 msg.truncate(i);
             }
-            err(path, msg)
+            err(path, plain_type_names(&msg))
         })?;
         Ok(sc)
     }

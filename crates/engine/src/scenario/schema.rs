@@ -412,6 +412,18 @@ pub enum Variant {
     Sack,
 }
 
+impl Variant {
+    /// The name a scenario gives the variant (`variant = "..."`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Tahoe => "tahoe",
+            Variant::Reno => "reno",
+            Variant::NewReno => "newreno",
+            Variant::Sack => "sack",
+        }
+    }
+}
+
 /// A rate over time for a UDP source: a constant (`rate = "0.5Mbps"`) or a
 /// shape table (`rate = { shape = "sine", mean = "0.5Mbps", amplitude =
 /// "0.5Mbps", frequency = "0.4Hz" }`). Every shape is clipped at 0 and paced

@@ -426,3 +426,42 @@ fn plan_writes_rate_shapes_in_si_units() {
     );
     assert_eq!(m["offset_bps"], 1e6);
 }
+
+/// BBR needs Linux's SACK recovery (delivery-rate samples and Linux's count
+/// of packets in flight): under an ns-2 profile, or without SACK, it is
+/// refused by the key that makes the combination, not run into a collapse.
+#[test]
+fn bbr_is_refused_outside_the_linux_profile_with_sack() {
+    let group = |extra: &str| MINIMAL.replace(r#""kind": "tcp""#, &format!(r#""kind": "tcp", "cc": "bbr"{extra}"#));
+    for profile in ["", r#", "profile": "ns2-2.35""#, r#", "profile": "ns2-2001""#] {
+        let e = Scenario::from_json(&group(&format!(r#"{profile}, "variant": "sack""#)))
+            .unwrap()
+            .resolve()
+            .unwrap_err();
+        assert_eq!(e.path, "flows.tcp.cc", "{profile}: {e}");
+        assert!(e.message.contains("profile = \"linux\""), "{e}");
+    }
+    let e = Scenario::from_json(&group(r#", "profile": "linux", "variant": "reno""#))
+        .unwrap()
+        .resolve()
+        .unwrap_err();
+    assert_eq!(e.path, "flows.tcp.variant");
+    assert!(e.message.contains("\"reno\""), "{e}");
+    Scenario::from_json(&group(r#", "profile": "linux""#))
+        .unwrap()
+        .resolve()
+        .expect("BBR under the linux profile (SACK by default) runs");
+}
+
+/// A number out of a key's range is said without Rust's type names.
+#[test]
+fn out_of_range_numbers_are_said_without_rust_type_names() {
+    let bad = MINIMAL.replace(r#""buffer": 40"#, r#""buffer": -5"#);
+    let e = Scenario::from_json(&bad).unwrap_err();
+    assert_eq!(e.path, "topology.bottleneck.buffer");
+    assert_eq!(e.message, "expected a whole number from 0 to 4294967295, got integer -5");
+    let bad = MINIMAL.replace(r#""buffer": 40"#, r#""buffer": 2.5"#);
+    let e = Scenario::from_json(&bad).unwrap_err();
+    assert!(e.message.starts_with("expected a whole number"), "{e}");
+    assert!(!e.message.contains("u32"), "{e}");
+}

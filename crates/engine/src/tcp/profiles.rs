@@ -86,6 +86,15 @@ const MS: SimTime = 1_000_000;
 const S: SimTime = 1_000 * MS;
 
 impl Profile {
+    /// The name a scenario gives the profile (`profile = "..."`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Ns2v235 => "ns2-2.35",
+            Profile::Ns2v2001 => "ns2-2001",
+            Profile::Linux => "linux",
+        }
+    }
+
     pub fn defaults(self) -> TcpDefaults {
         match self {
             Profile::Ns2v235 => TcpDefaults {
