@@ -26,6 +26,12 @@ from tcplab.models.registry import MODELS, Model, Param, get_model
 from tcplab.models.scenario import ScenarioValueError, predict_scenario
 
 
+def _escaped(text: str) -> str:
+    """`text` as an argparse help string: argparse %-formats help (``%(default)s``),
+    so a literal percent sign ("100 % throughput") must be doubled."""
+    return text.replace("%", "%%")
+
+
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "predict",
@@ -39,7 +45,7 @@ def register(subparsers) -> None:
     for model in MODELS:
         mp = models.add_parser(
             model.name,
-            help=model.summary,
+            help=_escaped(model.summary),
             description=f"{model.summary}.\n\nsource: {model.source}\nassumptions: {model.assumptions}",
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
@@ -49,7 +55,7 @@ def register(subparsers) -> None:
             mp.add_argument(
                 f"--{param.name}",
                 metavar="VALUE",
-                help=f"{param.help} ({default}{choices})",
+                help=_escaped(f"{param.help} ({default}{choices})"),
             )
         mp.add_argument("--json", action="store_true", help="print one JSON object")
         mp.add_argument("--force", action="store_true",
