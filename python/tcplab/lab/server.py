@@ -72,8 +72,21 @@ class Proc:
         self.process.start()
         child.close()
         self.ready = False
+        #: the event loop watching this pipe (`_recv_async`), if one is
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    def unwatch(self) -> None:
+        # before the pipe closes: a closed descriptor left in the loop's selector
+        # would break the next pipe that gets the same number
+        if self.loop is not None:
+            try:
+                self.loop.remove_reader(self.conn.fileno())
+            except (OSError, ValueError):
+                pass
+            self.loop = None
 
     def kill(self) -> None:
+        self.unwatch()
         if self.process.is_alive():
             try:
                 os.kill(self.process.pid, signal.SIGKILL)
@@ -94,11 +107,11 @@ def _recv_async(loop: asyncio.AbstractEventLoop, proc: Proc, on_message, on_eof)
             while proc.conn.poll():
                 on_message(proc.conn.recv())
         except (EOFError, OSError):
-            loop.remove_reader(fd)
+            proc.unwatch()
             on_eof()
 
-    fd = proc.conn.fileno()
-    loop.add_reader(fd, readable)
+    proc.loop = loop
+    loop.add_reader(proc.conn.fileno(), readable)
 
 
 @dataclass

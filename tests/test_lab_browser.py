@@ -1,0 +1,187 @@
+"""`tcplab lab` in a real browser: headless Chromium (Debian's `chromium` and
+`chromium-driver`) driven by Selenium, as a user would: the page loads with no
+console error; moving the buffer updates the closed form, the fluid answer, the
+packet engine's table and the plots; an invalid value shows the engine's error
+next to its control; cancel works; a shared URL reproduces the same numbers; the
+gallery opens a claim. Screenshots of each step go to artifacts/lab/ (git-ignored;
+CI keeps them as artifacts).
+
+Skipped, visibly, without selenium or a Chromium with its driver:
+
+    apt-get install -y chromium chromium-driver && .venv/bin/pip install selenium
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+from tcplab.lab.local import LabProcess
+
+webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install selenium)")
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+DRIVER = shutil.which("chromedriver")
+pytestmark = pytest.mark.skipif(not (CHROMIUM and DRIVER),
+                                reason="no headless Chromium (apt-get install -y chromium chromium-driver)")
+
+ART = Path(__file__).resolve().parents[1] / "artifacts" / "lab"
+SHORT = {"duration": "60s", "warmup": "5s"}
+
+
+@pytest.fixture(scope="module")
+def lab():
+    with LabProcess() as lab:
+        yield lab
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+
+    opts = Options()
+    opts.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,1700"):
+        opts.add_argument(arg)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    drv = webdriver.Chrome(service=Service(DRIVER), options=opts)
+    drv.set_page_load_timeout(60)
+    ART.mkdir(parents=True, exist_ok=True)
+    yield drv
+    drv.quit()
+
+
+def _hash(scenario: str, sets: dict) -> str:
+    return f"#scenario={scenario}" + "".join(f"&set={quote(k)}={quote(json.dumps(v))}" for k, v in sets.items())
+
+
+def _wait(browser, js: str, timeout: float = 60.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        v = browser.execute_script(js)
+        if v:
+            return v
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for: {js}; status: "
+                         + str(browser.execute_script("return document.getElementById('packet-status').textContent")))
+
+
+def _n(browser, name: str) -> int:
+    return int(browser.execute_script(f"return +(document.body.dataset.{name} || 0)"))
+
+
+def _open(browser, lab, scenario: str, sets: dict) -> None:
+    before = 0
+    browser.get(f"{lab.base}?token={lab.token}{_hash(scenario, sets)}")
+    _wait(browser, f"return +(document.body.dataset.plotSeq || 0) > {before} && "
+                   "document.getElementById('packet-status').dataset.state === 'done'")
+
+
+def _rows(browser) -> dict:
+    return browser.execute_script(
+        "const o = {}; for (const tr of document.querySelectorAll('#answers tbody tr')) "
+        "o[tr.cells[0].textContent] = [...tr.cells].slice(1).map(c => c.textContent); return o;")
+
+
+def _errors(browser) -> list:
+    return [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+
+
+def _set(browser, key: str, value) -> None:
+    browser.execute_script(
+        "const el = document.querySelector(`.ctl[data-key='${arguments[0]}'] input.num, "
+        ".ctl[data-key='${arguments[0]}'] select:not(.bufunit)`);"
+        "el.value = arguments[1]; el.dispatchEvent(new Event('change'));", key, str(value))
+
+
+def test_page_loads_with_every_answer_and_no_console_error(lab, browser):
+    _open(browser, lab, "c-parallel-sack", SHORT)
+    rows = _rows(browser)
+    assert {"closed form aimd-one", "fluid ONE (rate-proportional)", "fluid ALL (synchronized)", "packet engine"} <= set(rows)
+    assert rows["closed form aimd-one"][1] == "0.968"  # Theorem 1, N = 10, β = ½
+    traces = browser.execute_script("return document.getElementById('plot-cwnd').data.map(t => t.name)")
+    assert sum(t.startswith("flow ") for t in traces) == 10  # paper C: N = 10 flows
+    assert any(t.startswith("AIMD peak") for t in traces)
+    why = browser.execute_script("return document.getElementById('why').textContent")
+    assert "0.13 × the bandwidth-delay product" in why and "Synchronization" in why
+    assert not _errors(browser)
+    browser.save_screenshot(str(ART / "01-paper-c-loaded.png"))
+
+
+def test_moving_the_buffer_updates_models_table_and_plots(lab, browser):
+    _open(browser, lab, "c-parallel-sack", SHORT)
+    before = _rows(browser)
+    q, p = _n(browser, "quickSeq"), _n(browser, "plotSeq")
+    _set(browser, "topology.bottleneck.buffer", 60)
+    _wait(browser, f"return +document.body.dataset.quickSeq > {q} && +document.body.dataset.plotSeq > {p}")
+    after = _rows(browser)
+    for row in ("closed form aimd-all with buffer", "fluid ALL (synchronized)", "packet engine"):
+        assert after[row] != before[row], row
+    names = browser.execute_script("return document.getElementById('plot-queue').data.map(t => t.name)")
+    assert "buffer 60" in names
+    cwnd = browser.execute_script("return document.getElementById('plot-cwnd').data.map(t => t.name)")
+    assert any(n.startswith("AIMD peak (B + μτ)/N = 21.0") for n in cwnd)  # (60 + 150)/10
+    assert "buffer=60" in browser.execute_script("return decodeURIComponent(location.hash)")
+    assert not _errors(browser)
+    browser.save_screenshot(str(ART / "02-buffer-60.png"))
+
+
+def test_an_invalid_value_shows_the_engine_error_next_to_its_control(lab, browser):
+    _open(browser, lab, "c-parallel-sack", SHORT)
+    _set(browser, "flows.sack.beta", 2)
+    msg = _wait(browser, "return document.querySelector(\".ctl[data-key='flows.sack.beta'] .err\").textContent")
+    assert "flows.sack.beta: must be in (0, 1)" in msg
+    browser.save_screenshot(str(ART / "03-invalid-beta.png"))
+    # the browser logs the refused request itself, and nothing else
+    assert all("/api/analyze" in e["message"] and "400" in e["message"] for e in _errors(browser))
+
+
+def test_cancel_stops_a_long_run(lab, browser):
+    _open(browser, lab, "c-parallel-sack", SHORT)
+    sets = {"duration": "5000s", "warmup": "5s", "flows.sack.count": 100, "topology.bottleneck.rate": "100Mbps"}
+    browser.get(f"{lab.base}?token={lab.token}{_hash('c-parallel-sack', sets)}")
+    _wait(browser, "return document.getElementById('progress').value > 0 && "
+                   "document.getElementById('packet-status').dataset.state === 'running'")
+    browser.find_element("id", "cancel").click()
+    _wait(browser, "return document.getElementById('packet-status').dataset.state === 'cancelled'", 10)
+    browser.save_screenshot(str(ART / "04-cancelled.png"))
+    assert not _errors(browser)
+
+
+def test_a_shared_url_reproduces_the_same_numbers(lab, browser):
+    _open(browser, lab, "c-parallel-sack", {**SHORT, "seed": 7})
+    _set(browser, "topology.bottleneck.buffer", 35)
+    p = _n(browser, "plotSeq")
+    _wait(browser, f"return +document.body.dataset.plotSeq > {p}")
+    first = _rows(browser)["packet engine"][:5]
+    url = browser.execute_script("return location.origin + location.pathname + shareHash()")
+    browser.get("about:blank")
+    browser.get(url)  # the cookie carries the token; the hash carries the scenario and the knobs
+    _wait(browser, "return +(document.body.dataset.plotSeq || 0) > 0 && "
+                   "document.getElementById('packet-status').dataset.state === 'done'")
+    assert _rows(browser)["packet engine"][:5] == first
+    assert browser.execute_script("return document.querySelector(\".ctl[data-key='topology.bottleneck.buffer'] input.num\").value") == "35"
+
+
+def test_the_gallery_opens_a_claim_live(lab, browser):
+    _open(browser, lab, "c-parallel-sack", SHORT)
+    browser.find_element("id", "show-gallery").click()
+    cards = browser.execute_script("return [...document.querySelectorAll('.card')].map(c => c.dataset.claim)")
+    assert cards[0] == "A1" and cards[-1] == "D4" and len(cards) >= 30
+    p = _n(browser, "plotSeq")
+    browser.execute_script("document.querySelector(\".card[data-claim='D3'] button.open\").click()")
+    _wait(browser, f"return +document.body.dataset.plotSeq > {p} && "
+                   "document.getElementById('packet-status').dataset.state === 'done'", 90)
+    assert browser.execute_script("return document.getElementById('sc-name').textContent") == "d-tahoe-satellite"
+    names = browser.execute_script("return document.getElementById('plot-cwnd').data.map(t => t.name)")
+    assert any(n.startswith("W_max = B + μτ + 1 = 226.1") for n in names)  # B = 20, μτ = 205.1
+    why = browser.execute_script("return document.getElementById('why').textContent")
+    assert "3 slow start(s) per cycle predicted" in why
+    assert not _errors(browser)
+    browser.save_screenshot(str(ART / "05-gallery-d3-triple-slowstart.png"))
