@@ -73,7 +73,11 @@ def watching(engine: str, scenario, progress=None):
     if engine not in ("ns2", "linux"):
         return nullcontext()
     name = Path(scenario).stem if isinstance(scenario, (str, Path)) else (scenario.get("name") or "scenario")
-    return showing(f"{engine} {name}", "simulated s" if engine == "ns2" else "s (real time)", progress)
+    from rich.markup import escape
+
+    from tcplab.console import shown
+
+    return showing(f"{engine} {escape(shown(name, 60))}", "simulated s" if engine == "ns2" else "s (real time)", progress)
 
 
 def _fields(progress) -> dict:

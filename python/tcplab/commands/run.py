@@ -88,10 +88,17 @@ def show(res, console: Console | None = None) -> None:
     head = Table(show_header=False, box=None, pad_edge=False)
     head.add_row("measured", f"{m['measured_s']:.1f} s (after {sc.get('warmup', '0s')} warm-up)")
     head.add_row("reference", f"{_rate(m['reference_bps'])} ({(sc.get('measure') or {}).get('reference', 'capacity')})")
-    if "normalized_throughput" in m:
+    several = len(m.get("bottlenecks") or []) > 1
+    if several:
+        # flows on different links: no sum of them is set against one link
+        n = len(m["bottlenecks"])
+        head.add_row("TCP throughput", f"{_rate(m['tcp_throughput_bps'])} in all, over {n} bottlenecks (below)")
+        head.add_row("TCP goodput", f"{_rate(m['tcp_goodput_bps'])} in all; each flow against its own "
+                     "bottleneck and max-min fair share in the flows table")
+    elif "normalized_throughput" in m:
         head.add_row("TCP throughput", f"{_rate(m['tcp_throughput_bps'])} = {m['normalized_throughput']:.4f} of reference")
         head.add_row("TCP goodput", f"{_rate(m['tcp_goodput_bps'])} = {m['normalized_goodput']:.4f} of reference")
-    if "bottleneck_utilization" in m:
+    if "bottleneck_utilization" in m and not several:
         head.add_row("bottleneck", f"utilization {m['bottleneck_utilization']:.4f}, {m['bottleneck_drops']} drops"
                      + (f" (loss rate {m['bottleneck_loss_rate']:.2e})" if "bottleneck_loss_rate" in m else ""))
     if "linux" in m:  # the linux engine: how exactly the emulator kept time
@@ -101,17 +108,30 @@ def show(res, console: Console | None = None) -> None:
         if "warning" in e:
             head.add_row("[yellow]warning[/yellow]", f"[yellow]{e['warning']}[/yellow]")
     if m.get("jain_index") == m.get("jain_index"):
-        head.add_row("fairness", f"Jain's index {m['jain_index']:.4f} over TCP goodputs")
+        basis = m.get("jain_index_of", "TCP goodputs")
+        head.add_row("fairness", f"Jain's index {m['jain_index']:.4f} over {basis}")
+    for w in m.get("warnings") or []:
+        head.add_row("[yellow]warning[/yellow]", f"[yellow]{escape(w)}[/yellow]")
     c.print(head)
+    if several:
+        t = Table(title="bottlenecks (each link direction that limits some TCP flow)")
+        for col in ("link", "direction", "rate", "TCP flows", "TCP goodput", "of link", "utilization", "drops"):
+            t.add_column(col, justify="left" if col in ("link", "direction") else "right")
+        for b in m["bottlenecks"]:
+            t.add_row(b["link"], b["direction"], _rate(b["rate_bps"]), str(b["flows"]), _rate(b["tcp_goodput_bps"]),
+                      f"{b['normalized_goodput']:.4f}",
+                      f"{b['utilization']:.4f}" if "utilization" in b else "–", str(b.get("drops", "–")))
+        c.print(t)
     if len(m["groups"]) > 1:
         t = Table(title="groups")
         for col in ("group", "flows", "goodput", "Jain"):
             t.add_column(col, justify="right" if col != "group" else "left")
         for g, d in m["groups"].items():
-            t.add_row(g, str(d["flows"]), _rate(d["goodput_bps"]), f"{d['jain_index']:.3f}")
+            t.add_row(escape(shown(g, 40)), str(d["flows"]), _rate(d["goodput_bps"]), f"{d['jain_index']:.3f}")
         c.print(t)
     t = Table(title=f"flows ({len(res.flows)})" + (" — first 20" if len(res.flows) > 20 else ""))
     cols = [("id", "id"), ("group", "group"), ("kind", "kind"), ("variant", "variant"), ("goodput", "goodput_bps"),
+            ("of bottleneck", "normalized_goodput")] + ([("fair share", "fair_share_bps")] if several else []) + [
             ("delivered", "delivered_packets"), ("rtx", "retransmissions"), ("timeouts", "timeouts"),
             ("fast rtx", "fast_retransmits"), ("drops", "drops")]
     cols = [(h, k) for h, k in cols if k in res.flows]
@@ -121,11 +141,13 @@ def show(res, console: Console | None = None) -> None:
         cells = []
         for h, k in cols:
             v = row[k]
-            if k == "goodput_bps":
+            if k in ("goodput_bps", "fair_share_bps") and v == v:
                 cells.append(_rate(v))
+            elif k == "normalized_goodput" and v == v:
+                cells.append(f"{v:.4f}")
             elif v is None or (isinstance(v, float) and v != v):
                 cells.append("–")
             else:
-                cells.append(str(v))
+                cells.append(escape(shown(v, 40)))
         t.add_row(*cells)
     c.print(t)

@@ -213,7 +213,11 @@ def _run_locked(sweep, store, planned, t0, executor, jobs, pool, address, batch,
             if outcome.stored_before:
                 bar.console.print(f"[dim]{outcome.stored_before} of {outcome.unique_keys} points already stored in "
                                   f"{store.parts}; computing the other {len(todo)}[/dim]")
-            task_id = bar.add_task(sweep.name, total=len(todo), failed=0)
+            from rich.markup import escape
+
+            from tcplab.console import shown
+
+            task_id = bar.add_task(escape(shown(sweep.name, 60)), total=len(todo), failed=0)
         for p in invalid:
             finish(p, {"status": "failed", "error": p.error, "wall_s": 0.0, "metrics": {}})
             if bar is not None:
