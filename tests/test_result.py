@@ -22,6 +22,8 @@ from tcplab.scenario import apply_overrides
 FLOW_COLUMNS = ["id", "group", "kind", "variant", "start_s", "stop_s", "delivered_packets", "delivered_bytes",
                 "goodput_bps", "throughput_bps", "sent_packets", "retransmissions", "timeouts",
                 "fast_retransmits", "drops"]
+# what every flow is measured against (tcplab.metrics.path_metrics), after the engine's columns
+PATH_COLUMNS = ["bottleneck_bps", "normalized_goodput", "fair_share_bps"]
 LINK_COLUMNS = ["id", "name", "direction", "rate_bps", "arrivals", "drops", "errors", "departures", "utilization"]
 
 
@@ -45,10 +47,10 @@ def test_flow_table_columns_are_those_of_the_engine_records():
     # The engine's JSON record of a UDP flow has no `variant`; pandas puts a
     # column where the first record has it, at the end when only later ones do.
     tcp_first = tcplab.run(dumbbell({"a": TCP, "b": UDP}))
-    assert list(tcp_first.flows.columns) == FLOW_COLUMNS
+    assert list(tcp_first.flows.columns) == FLOW_COLUMNS + PATH_COLUMNS
     assert tcp_first.flows["variant"].isna().tolist() == [False, True]
     udp_first = tcplab.run(dumbbell({"a": UDP, "b": TCP}))
-    assert list(udp_first.flows.columns) == [c for c in FLOW_COLUMNS if c != "variant"] + ["variant"]
+    assert list(udp_first.flows.columns) == [c for c in FLOW_COLUMNS if c != "variant"] + ["variant"] + PATH_COLUMNS
     udp_only = tcplab.run(dumbbell({"a": UDP}))
     assert "variant" not in udp_only.flows.columns
     assert list(udp_only.links.columns) == LINK_COLUMNS
@@ -96,7 +98,7 @@ def test_metrics_are_bit_identical_to_pandas_sums():
     assert list(res.metrics["groups"]) == ["a-newreno", "m-udp", "z-reno"]
     # the same function on DataFrames gives the same dict
     again = compute_metrics(res.flows, res.links, res.metrics["reference_bps"], res.metrics["measured_s"])
-    assert again == {k: v for k, v in res.metrics.items() if k != "events"}
+    assert again == {k: v for k, v in res.metrics.items() if k not in ("events", "bottlenecks", "warnings")}
 
 
 def test_records_with_gaps_make_the_frame_pandas_makes():

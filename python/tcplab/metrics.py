@@ -20,6 +20,8 @@ flows, never over packets.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 
@@ -558,3 +560,109 @@ def summarize(res, interval_s: float = 1.0, rtt_factor: float = 1.0, bin_s: floa
             cycles.append(slowstart_cycles(cw[i], ss[i], t=tt[i]))
         out["slowstart_cycles"] = slowstart_phase_counts(np.concatenate(cycles) if cycles else [])
     return out
+
+
+# --- topologies: each flow against its own bottleneck -----------------------------------
+
+def flow_bottlenecks(links: list[dict], routes: list[list[int]]) -> np.ndarray:
+    """The bottleneck of each route (a list of link ids into `links`, the Plan's
+    links): its slowest link, the one named "bottleneck" among equals, else the
+    first of equals. -1 for an empty route."""
+    out = np.full(len(routes), -1, dtype=np.int64)
+    for i, route in enumerate(routes):
+        if route:
+            out[i] = min(route, key=lambda k: (links[k]["rate_bps"], links[k]["name"] != "bottleneck"))
+    return out
+
+
+def max_min_fair_shares(capacity_bps, routes: list[list[int]]) -> np.ndarray:
+    """The max-min fair rate of each flow (bits/s) over links of the given
+    capacities (`capacity_bps[link]`), each flow crossing the links of its route:
+    progressive filling (Bertsekas and Gallager, *Data Networks*, 1992, Sec. 6.5.2)
+    — raise every unfrozen flow's rate together until a link is full, freeze the
+    flows crossing it, repeat. A heap of the level at which each link fills keeps
+    it O(E log E) in the route entries E. A flow with no route gets NaN."""
+    import heapq
+
+    cap = np.asarray(capacity_bps, dtype=float)
+    users: dict[int, list[int]] = {}
+    for f, route in enumerate(routes):
+        for link in set(route):
+            users.setdefault(link, []).append(f)
+    count = {link: len(fs) for link, fs in users.items()}
+    frozen_sum = dict.fromkeys(users, 0.0)
+    rate = np.full(len(routes), np.nan)
+    heap = [(cap[link] / c, link) for link, c in count.items()]
+    heapq.heapify(heap)
+    while heap:
+        level, link = heapq.heappop(heap)
+        if count[link] == 0 or level != (cap[link] - frozen_sum[link]) / count[link]:
+            continue  # stale: the link's level moved since this entry was pushed
+        for f in users[link]:
+            if not np.isnan(rate[f]):
+                continue
+            rate[f] = level
+            for other in set(routes[f]):
+                count[other] -= 1
+                frozen_sum[other] += level
+                if count[other] > 0:
+                    heapq.heappush(heap, ((cap[other] - frozen_sum[other]) / count[other], other))
+    return rate
+
+
+def path_metrics(plan_links: list[dict], routes: list[list[int]], kind, goodput, throughput,
+                 links_table: Mapping | None = None) -> tuple[dict, dict]:
+    """Per-flow columns and summary entries that mean the same on every topology.
+
+    Returns (columns, summary): columns `bottleneck_bps` (the rate of the flow's
+    bottleneck, `flow_bottlenecks`), `normalized_goodput` (goodput over it) and, for
+    TCP flows, `fair_share_bps` (the max-min fair share among the TCP flows on
+    their forward routes); summary `bottlenecks`, one entry per link direction that
+    is some TCP flow's bottleneck (its name, direction, rate, the TCP flows that
+    cross it, their goodput over its rate, and the link's utilization and
+    drops from `links_table` when the engine reports them), and `warnings` for a
+    goodput above its bottleneck's rate."""
+    kind = np.asarray(kind, dtype=object)
+    goodput = np.asarray(goodput, dtype=float)
+    tcp = kind == "tcp"
+    bn = flow_bottlenecks(plan_links, routes)
+    rate = np.array([plan_links[k]["rate_bps"] if k >= 0 else np.nan for k in bn], dtype=float)
+    tcp_routes = [r if t else [] for r, t in zip(routes, tcp)]
+    fair = max_min_fair_shares([link["rate_bps"] for link in plan_links], tcp_routes)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        columns = {"bottleneck_bps": rate, "normalized_goodput": goodput / rate, "fair_share_bps": fair}
+    reported = {}
+    if links_table is not None and "name" in links_table and "direction" in links_table:
+        names = np.asarray(links_table["name"], dtype=object)
+        dirs = np.asarray(links_table["direction"], dtype=object)
+        reported = {(n, d): i for i, (n, d) in enumerate(zip(names.tolist(), dirs.tolist()))}
+    bottlenecks = []
+    crossing: dict[int, list[int]] = {}
+    for f in np.flatnonzero(tcp):
+        for link in set(routes[f]):
+            crossing.setdefault(link, []).append(int(f))
+    for k in sorted({int(k) for k in bn[tcp] if k >= 0}):
+        link = plan_links[k]
+        mine = np.asarray(crossing[k], dtype=np.int64)
+        gp = float(np.nansum(goodput[mine]))
+        entry = {"link": link["name"], "direction": link.get("direction", "forward"),
+                 "rate_bps": float(link["rate_bps"]), "flows": int(mine.size),
+                 "tcp_goodput_bps": gp, "normalized_goodput": gp / float(link["rate_bps"])}
+        i = reported.get((link["name"], link.get("direction", "forward")))
+        if i is not None:
+            for col in ("utilization", "drops"):
+                if col in links_table:
+                    v = np.asarray(links_table[col])[i]
+                    if not pd.isna(v):
+                        entry[col] = float(v) if col == "utilization" else int(v)
+        bottlenecks.append(entry)
+    warnings = []
+    with np.errstate(invalid="ignore"):
+        over = np.flatnonzero(goodput > rate * (1 + 1e-9))
+    for f in over:
+        warnings.append(
+            f"flow {int(f)}: goodput {goodput[f] / 1e6:.4g} Mb/s exceeds its bottleneck's rate "
+            f"{rate[f] / 1e6:.4g} Mb/s ({plan_links[bn[f]]['name']}); the likely cause is a warm-up "
+            f"shorter than the flow's recovery, so data sent before the window was counted in it: "
+            f"lengthen measure.warmup")
+    return columns, {"bottlenecks": bottlenecks, "warnings": warnings}
