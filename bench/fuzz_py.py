@@ -14,7 +14,12 @@ Targets (each an input a user can type, mutated at random from valid seeds):
 * ``plan``: a real scenario with one value replaced by a mutated one → the
   engine's Plan (``_core.plan``) or a UserError;
 * ``cli``: an argument list for a subcommand's parser (nothing runs) → parsed,
-  or argparse's exit 2.
+  or argparse's exit 2;
+* ``cache``: a reproduce cache entry with a file's bytes edited (or filed under
+  another key) → the very run stored, or the entry moved aside (never another
+  run's numbers);
+* ``store``: a sweep results part with its bytes edited → the rows written, or
+  the part moved aside.
 
 Anything else (another exception, a hang beyond ``--limit`` seconds in one
 execution, a parsed number that is negative or not finite) is a finding: its
@@ -25,9 +30,13 @@ explores structure; this driver makes volume cheap (no shrinking, no database).
 from __future__ import annotations
 
 import argparse
+import atexit
+import contextlib
+import io
 import json
 import math
 import random
+import shutil
 import signal
 import sys
 import time
@@ -191,7 +200,137 @@ class Cli(Target):
             self.parser.parse_args(args)
 
 
-TARGETS = {t.name: t for t in (Units, Overrides, PlanTarget, Cli)}
+def edit_bytes(rng: random.Random, data: bytes) -> bytes:
+    """One to three random edits of a file's bytes: cut, flip, insert, overwrite, empty."""
+    for _ in range(rng.randint(1, 3)):
+        i = rng.randint(0, max(len(data) - 1, 0))
+        op = rng.randrange(5)
+        chunk = rng.randbytes(rng.randint(1, 16))
+        if op == 0:
+            data = data[:i]
+        elif op == 1 and data:
+            data = data[:i] + bytes([data[i] ^ rng.randint(1, 255)]) + data[i + 1:]
+        elif op == 2:
+            data = data[:i] + chunk + data[i:]
+        elif op == 3:
+            data = data[:i] + chunk + data[i + len(chunk):]
+        else:
+            data = b"" if rng.random() < 0.5 else rng.randbytes(len(data))
+    return data
+
+
+class CacheTarget(Target):
+    """A reproduce cache entry (`tcplab.reproduce._save_run`) with one file's bytes
+    edited, or filed under another key: `_cached_run` must give back the very run
+    stored, or move the entry aside and return None (computed again)."""
+
+    name = "cache"
+    FILES = ["run.json", "tcp.parquet", "flows.parquet", "links.parquet"]
+
+    def __init__(self, rng):
+        super().__init__(rng)
+        import tempfile
+
+        import numpy as np
+        import pandas as pd
+
+        from tcplab.reproduce import _save_run
+        from tcplab.result import Result
+
+        self.tmp = Path(tempfile.mkdtemp(prefix="tcplab-fuzz-cache-"))
+        atexit.register(shutil.rmtree, self.tmp, True)
+        self.result = Result("packet", "test", {"name": "fuzz", "seed": 1},
+                             pd.DataFrame({"id": [0, 1], "goodput_bps": [1.5, 3.0]}),
+                             pd.DataFrame({"name": ["bottleneck"], "drops": [3]}), {"tag": 1.5},
+                             traces={"tcp": pd.DataFrame({"t": np.arange(200) * 0.5, "cwnd": np.arange(200) % 9})})
+        self.template = self.tmp / "template" / "0123456789abcdef"
+        _save_run(self.result, self.template, key=self.template.name)
+        self.files = {n: (self.template / n).read_bytes() for n in self.FILES}
+        self.n = 0
+
+    def input(self):
+        name = self.rng.choice(self.FILES)
+        return name, edit_bytes(self.rng, self.files[name]), self.rng.random() < 0.1
+
+    def run(self, x):
+        import shutil
+
+        from tcplab.reproduce import _cached_run
+
+        name, data, other_key = x
+        self.n += 1
+        cache = self.tmp / f"c{self.n}"
+        key = "fedcba9876543210" if other_key else self.template.name
+        where = cache / "runs" / key
+        shutil.copytree(self.template, where)
+        (where / name).write_bytes(data)
+        try:
+            with contextlib.redirect_stderr(io.StringIO()):  # the one-line notice of each refusal
+                got = _cached_run(where, key, cache)
+            if got is None:
+                if where.exists() or not (cache / "quarantine" / key).is_dir():
+                    raise AssertionError("a refused entry was not moved aside")
+            elif other_key:
+                raise AssertionError("served under another key")
+            elif not (got.metrics == self.result.metrics and got.flows.equals(self.result.flows)
+                      and got.traces["tcp"].equals(self.result.traces["tcp"])):
+                raise AssertionError("served something other than what was stored")
+        finally:
+            shutil.rmtree(cache, ignore_errors=True)
+
+
+class StoreTarget(Target):
+    """A sweep results part (`tcplab.sweep.store.Store.write_batch`) with its bytes
+    edited: the store reads exactly the rows written, or moves the part aside."""
+
+    name = "store"
+
+    def __init__(self, rng):
+        super().__init__(rng)
+        import tempfile
+
+        import pyarrow.parquet as pq
+
+        from tcplab.sweep.store import Store
+
+        self.tmp = Path(tempfile.mkdtemp(prefix="tcplab-fuzz-store-"))
+        atexit.register(shutil.rmtree, self.tmp, True)
+        rows = [{"key": f"k{i}", "beta": 0.5 + i / 10, "replication": 0, "seed": 2**64 - 1 - i, "engine": "fluid",
+                 "status": "ok" if i % 3 else "failed", "error": None if i % 3 else "boom", "wall_s": 0.01 * i,
+                 "mean_aggregate": 0.8 + i / 100, "scenario": json.dumps({"n": 2})} for i in range(6)]
+        self.part = Store(self.tmp / "template").write_batch(rows, {"engine": "fluid"})
+        self.data = self.part.read_bytes()
+        self.table = pq.read_table(self.part).replace_schema_metadata(None)
+        self.n = 0
+
+    def input(self):
+        return edit_bytes(self.rng, self.data)
+
+    def run(self, data):
+        import shutil
+
+        import pyarrow.parquet as pq
+
+        from tcplab.sweep.store import Store
+
+        self.n += 1
+        root = self.tmp / f"s{self.n}"
+        (root / "store").mkdir(parents=True)
+        part = root / "store" / self.part.name
+        part.write_bytes(data)
+        try:
+            with contextlib.redirect_stderr(io.StringIO()):
+                files = Store(root).files()
+            if files:
+                if not pq.read_table(files[0]).replace_schema_metadata(None).equals(self.table):
+                    raise AssertionError("read rows other than those written")
+            elif part.exists() or not (root / "store" / "quarantine" / part.name).is_file():
+                raise AssertionError("a refused part was not moved aside")
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+TARGETS = {t.name: t for t in (Units, Overrides, PlanTarget, Cli, CacheTarget, StoreTarget)}
 
 
 class _Hang(Exception):

@@ -15,6 +15,7 @@ breaks the bar (Hypothesis shrinks it) — add it to tests/hostile/ when fixed.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import string
@@ -174,3 +175,119 @@ def test_the_fuzzers_first_findings_stay_fixed(tmp_path, data):
     path.write_bytes(data)
     with pytest.raises(UserError):
         load_toml(path)
+
+
+# --- the caches: a damaged entry or part is never served --------------------------------------------------
+
+def _tiny_result(tag: float = 1.5):
+    import numpy as np
+    import pandas as pd
+
+    from tcplab.result import Result
+
+    flows = pd.DataFrame({"id": [0, 1], "group": ["tcp", "tcp"], "goodput_bps": [tag, 2 * tag]})
+    links = pd.DataFrame({"name": ["bottleneck"], "direction": ["forward"], "drops": [int(tag)]})
+    trace = pd.DataFrame({"t": np.arange(300) * tag, "cwnd": np.arange(300) % 17 * 1.0, "flow": np.zeros(300, int)})
+    return Result("packet", "test", {"name": "fuzz", "seed": 1}, flows, links, {"tag": tag, "nested": {"a": [1, 2]}},
+                  traces={"tcp": trace})
+
+
+def _same_result(a, b) -> bool:
+    return (a.scenario == b.scenario and a.metrics == b.metrics and a.flows.equals(b.flows)
+            and a.links.equals(b.links) and set(a.traces) == set(b.traces)
+            and all(a.traces[n].equals(b.traces[n]) for n in a.traces))
+
+
+#: an edit of a file's bytes: (operation, position as a fraction of the size, bytes)
+byte_edits = st.tuples(st.sampled_from(["truncate", "flip", "insert", "replace", "zero", "garble"]),
+                       st.floats(min_value=0, max_value=1), st.binary(min_size=1, max_size=16))
+
+
+def _edit(data: bytes, edit) -> bytes:
+    op, at, chunk = edit
+    i = min(int(at * len(data)), max(len(data) - 1, 0))
+    if op == "truncate":
+        return data[:i]
+    if op == "flip":
+        return data[:i] + bytes([data[i] ^ (chunk[0] or 1)]) + data[i + 1:] if data else chunk
+    if op == "insert":
+        return data[:i] + chunk + data[i:]
+    if op == "replace":
+        return data[:i] + chunk + data[i + len(chunk):]
+    if op == "zero":
+        return b""
+    return chunk * (1 + len(data) // len(chunk))
+
+
+@pytest.fixture(scope="module")
+def cache_template(tmp_path_factory):
+    from tcplab.reproduce import _save_run
+
+    root = tmp_path_factory.mktemp("cache-template")
+    _save_run(_tiny_result(), root / "runs" / "0123456789abcdef", key="0123456789abcdef")
+    return root / "runs" / "0123456789abcdef"
+
+
+@FUZZ
+@given(which=st.sampled_from(["run.json", "tcp.parquet", "flows.parquet", "links.parquet"]), edits=st.lists(
+    byte_edits, min_size=1, max_size=3), swap_key=st.booleans())
+def test_a_damaged_cache_entry_is_never_served(cache_template, tmp_path_factory, which, edits, swap_key):
+    """Any edit of any file of a reproduce cache entry (or the entry under another key):
+    the loader gives back the very run it stored, or moves the entry aside and says
+    so (None: computed again) — never another run's numbers, never an exception."""
+    import shutil
+
+    from tcplab.reproduce import _cached_run
+
+    cache = tmp_path_factory.mktemp("cache")
+    key = "fedcba9876543210" if swap_key else cache_template.name
+    where = cache / "runs" / key
+    shutil.copytree(cache_template, where)
+    data = (where / which).read_bytes()
+    for e in edits:
+        data = _edit(data, e)
+    (where / which).write_bytes(data)
+    got = _cached_run(where, key, cache)
+    if got is None:
+        assert not where.exists() and (cache / "quarantine" / key).is_dir(), "moved aside, not deleted"
+    else:
+        assert not swap_key, "served under another key"
+        assert _same_result(got, _tiny_result()), "served something other than what was stored"
+
+
+@pytest.fixture(scope="module")
+def store_template(tmp_path_factory):
+    from tcplab.sweep.store import Store
+
+    root = tmp_path_factory.mktemp("store-template")
+    rows = [{"key": f"k{i}", "beta": 0.5 + i / 10, "replication": 0, "seed": 2**64 - 1 - i, "engine": "fluid",
+             "status": "ok" if i % 3 else "failed", "error": None if i % 3 else "boom", "wall_s": 0.01 * i,
+             "mean_aggregate": 0.8 + i / 100, "scenario": json.dumps({"n": 2})} for i in range(6)]
+    part = Store(root).write_batch(rows, {"engine": "fluid"})
+    return part
+
+
+@FUZZ
+@given(edits=st.lists(byte_edits, min_size=1, max_size=3))
+def test_a_damaged_store_part_is_never_read(store_template, tmp_path_factory, edits):
+    """Any edit of a results part: the store reads exactly the rows written, or
+    moves the part aside (sweep) — never other rows, never an exception."""
+    import pyarrow.parquet as pq
+
+    from tcplab.sweep.store import Store
+
+    root = tmp_path_factory.mktemp("store")
+    (root / "store").mkdir()
+    data = store_template.read_bytes()
+    for e in edits:
+        data = _edit(data, e)
+    part = root / "store" / store_template.name
+    part.write_bytes(data)
+    store = Store(root)
+    files = store.files()
+    if files:
+        want = pq.read_table(store_template).replace_schema_metadata(None)
+        assert pq.read_table(files[0]).replace_schema_metadata(None).equals(want), "other rows were read"
+        assert store.statuses() == {f"k{i}": "ok" if i % 3 else "failed" for i in range(6)}
+    else:
+        assert not part.exists() and (root / "store" / "quarantine" / part.name).is_file()

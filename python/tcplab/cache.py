@@ -120,12 +120,19 @@ def verify_entry(folder: Path, index: str, key: str) -> dict:
     except UnicodeDecodeError:
         raise DamagedEntry(f"{index} is not text (garbled)") from None
     except ValueError as exc:
-        raise DamagedEntry(f"{index} is not whole JSON ({exc.msg} at byte {exc.pos})") from None
+        where = f" ({exc.msg} at byte {exc.pos})" if hasattr(exc, "msg") else ""
+        raise DamagedEntry(f"{index} is not whole JSON{where}") from None
+    except RecursionError:
+        raise DamagedEntry(f"{index} is nested too deeply") from None
     if not isinstance(doc, dict):
         raise DamagedEntry(f"{index} is not a JSON object")
     if "checksum" not in doc or doc.get("format") != ENTRY_FORMAT:
         raise DamagedEntry(f"{index} has no checksum (written by an older build)")
-    if doc["checksum"] != _doc_checksum(doc):
+    try:
+        same = doc["checksum"] == _doc_checksum(doc)
+    except (ValueError, TypeError, RecursionError):
+        same = False
+    if not same:
         raise DamagedEntry(f"{index} does not match its checksum")
     if doc.get("key") != key:
         raise DamagedEntry(f"the entry was stored under key {doc.get('key')!r}, not {key!r} (misplaced)")
@@ -133,7 +140,9 @@ def verify_entry(folder: Path, index: str, key: str) -> dict:
     if not isinstance(files, dict):
         raise DamagedEntry(f"{index} lists no files")
     for name, digest in files.items():
-        f = folder / str(name)
+        if not isinstance(name, str) or not name or "/" in name or name in (".", "..") or "\0" in name:
+            raise DamagedEntry(f"{index} lists a file named {str(name)[:40]!r}")
+        f = folder / name
         if not f.is_file():
             raise DamagedEntry(f"{name} is missing")
         if file_sha256(f) != digest:

@@ -77,8 +77,8 @@ def main(args) -> int:
         raise UserError(f"--jobs: expected a whole number ≥ 1, got {args.jobs}")
     from tcplab.cache import checked_cache_dir
 
-    checked_cache_dir(args.cache)  # a clear error before anything is written
-    check_report_dir(Path(args.out))
+    check_report_dir(Path(args.out))  # clear errors before anything is written
+    checked_cache_dir(args.cache)
     claims = [c.strip().upper() for c in args.claims.split(",") if c.strip()] if args.claims else None
     if claims:
         check_claim_ids(claims)

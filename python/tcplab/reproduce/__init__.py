@@ -361,7 +361,8 @@ def _load_run(where: Path, key: str | None = None) -> Result:
         return Result(meta.get("engine"), str(meta.get("engine_version")), d["scenario"],
                       pd.read_parquet(where / "flows.parquet"), pd.read_parquet(where / "links.parquet"),
                       d["metrics"], traces)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:  # ArrowInvalid is a ValueError
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError, NotImplementedError) as exc:
+        # ArrowInvalid is a ValueError, ArrowNotImplementedError a NotImplementedError
         raise DamagedEntry(f"cannot be read back ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})") from None
 
 

@@ -193,13 +193,19 @@ class Store:
                 raise ValueError("no key or status column")
         except (MemoryError, PermissionError):
             raise  # short of memory, or not allowed: the file's content is not to blame
-        except (OSError, ValueError) as exc:  # ArrowInvalid, ArrowIOError: what corrupt files raise
+        except (OSError, ValueError, pa.ArrowException, NotImplementedError, KeyError, IndexError, TypeError,
+                RecursionError) as exc:  # ArrowInvalid, ArrowIOError, ArrowNotImplementedError...: corrupt files
             why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             self._reject(f, f"unreadable results file ({why})")
             return False
         stored = (t.schema.metadata or {}).get(CHECKSUM_KEY)
         if stored is not None:
-            if stored.decode(errors="replace") != table_checksum(t):
+            try:
+                same = stored.decode(errors="replace") == table_checksum(t)
+            except (ValueError, pa.ArrowException, NotImplementedError, TypeError, OverflowError) as exc:
+                self._reject(f, f"its content cannot be read back ({type(exc).__name__})")
+                return False
+            if not same:
                 self._reject(f, "its content does not match its checksum (changed or damaged)")
                 return False
             self._verified.add(f.name)
