@@ -172,7 +172,8 @@ def test_a_shared_url_reproduces_the_same_numbers(lab, browser):
 def test_the_gallery_opens_a_claim_live(lab, browser):
     _open(browser, lab, "c-parallel-sack", SHORT)
     browser.find_element("id", "show-gallery").click()
-    cards = browser.execute_script("return [...document.querySelectorAll('.card')].map(c => c.dataset.claim)")
+    cards = _wait(browser, "const c = [...document.querySelectorAll('.card')].map(c => c.dataset.claim);"
+                           "return c.length ? c : null")
     assert cards[0] == "A1" and cards[-1] == "D4" and len(cards) >= 30
     p = _n(browser, "plotSeq")
     browser.execute_script("document.querySelector(\".card[data-claim='D3'] button.open\").click()")
@@ -185,3 +186,10 @@ def test_the_gallery_opens_a_claim_live(lab, browser):
     assert "3 slow start(s) per cycle predicted" in why
     assert not _errors(browser)
     browser.save_screenshot(str(ART / "05-gallery-d3-triple-slowstart.png"))
+    # zoom to a loss episode: every plot's time axis follows (13 RTTs around the first loss)
+    browser.find_element("id", "zoom-loss").click()
+    spans = _wait(browser, "const r = ['plot-cwnd', 'plot-queue', 'plot-goodput', 'plot-seq'].map("
+                           "id => document.getElementById(id).layout.xaxis.range);"
+                           "return r.every(x => x && x[1] - x[0] < 60) ? r.map(x => x[1] - x[0]) : null")
+    assert spans == pytest.approx([13 * 0.56] * 4, rel=0.02)
+    browser.save_screenshot(str(ART / "06-loss-episode.png"))

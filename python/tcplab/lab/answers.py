@@ -252,8 +252,14 @@ def why(f: Mapping, preds: list[dict], run: Mapping | None) -> list[dict]:
         out.append({"text": f"Timeouts: {m.get('tcp_timeouts', 0)} retransmission timeouts; flows delivered "
                             f"nothing in {stalled:.1%} of their flow-seconds.",
                     "value": stalled, "source": "packet engine: timeouts, per-second goodput"})
+    cycles = s.get("slowstart_cycles") or {}
+    if "slowstart-cycle" in by and sum(cycles.values()):
+        out.append({"text": f"The packet engine's cwnd goes through {cycles.get('single', 0)} single, "
+                            f"{cycles.get('double', 0)} double and {cycles.get('triple', 0)} triple slow-start "
+                            f"cycles (the model: {by['slowstart-cycle']['value']} per cycle).",
+                    "value": cycles.get("triple", 0), "source": "packet engine cwnd, paper D's cycles (metrics.tahoe_cycles)"})
     sync = s.get("synchronization") or {}
-    if sync.get("congestion_events"):
+    if sync.get("congestion_events") and (f.get("n_tcp") or 0) > 1:
         out.append({"text": f"Synchronization: {sync['congestion_events']} congestion events hit on average "
                             f"{sync['mean_flows_hit']:.2f} of {f.get('n_tcp')} flows (E[M]/N = "
                             f"{sync['mean_fraction_hit']:.2f}; 1/N means one flow per event as Theorem 1 assumes, "

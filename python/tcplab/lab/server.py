@@ -375,10 +375,11 @@ def create_app(lab: Lab | None = None) -> Starlette:
             out.append({"name": p.stem, "description": desc, "toml": p.read_text()})
         return JSONResponse(out)
 
-    def gallery(request: Request) -> Response:
-        from tcplab.lab.gallery import cards
-
-        return JSONResponse(cards())
+    async def gallery(request: Request) -> Response:
+        ans = await lab.analyze({"op": "gallery"})
+        if ans.get("type") == "error":
+            return _error(500, ans["message"])
+        return JSONResponse(ans["cards"])
 
     def engines(request: Request) -> Response:
         return JSONResponse(available_engines())

@@ -34,6 +34,8 @@ from typing import Any, Mapping
 MAX_TOML_BYTES = 256 * 1024
 #: points per plotted series (min/max per time bucket beyond that)
 MAX_POINTS = 2000
+#: packets of the sequence plot outside its loss episodes (those are kept whole)
+MAX_SEQ_POINTS = 8000
 #: flows whose cwnd is drawn
 MAX_CWND_FLOWS = 10
 #: rows of the per-flow table sent to the page
@@ -72,7 +74,7 @@ def serve(conn, kind: str) -> None:
             except EOFError:
                 return
             if kind == "quick":
-                conn.send(_answer(analyze, req))
+                conn.send(_answer(gallery if req.get("op") == "gallery" else analyze, req))
             else:
                 conn.send(_answer(lambda r: run_job(r, conn), req))
                 return
@@ -103,6 +105,8 @@ def _warm_up(kind: str) -> None:
 
     try:
         ans = analyze({"toml": _WARM})
+        if kind == "quick":
+            gallery({})
         if kind == "run":
             with tempfile.TemporaryDirectory(prefix="tcplab-lab-warm-") as tmp:
                 run_job({"doc": ans["doc"], "engine": "packet", "folder": tmp}, _Null())
@@ -172,6 +176,13 @@ def read_doc(req: Mapping) -> dict:
                             "scenarios; paste the points inline (rate = { shape = \"piecewise\", points = [...] })")
         doc = read_rate_files(doc, data_dir() / "scenarios", replace_points=False)
     return doc
+
+
+def gallery(req: Mapping) -> dict:
+    """The papers' gallery (`tcplab.lab.gallery`; it imports the reproduction, so a worker builds it)."""
+    from tcplab.lab.gallery import cards
+
+    return {"cards": cards()}
 
 
 def analyze(req: Mapping) -> dict:
@@ -459,15 +470,32 @@ def describe(res, wall_s: float) -> dict:
         plots["drops"] = {"t": _r(d0["t"].to_numpy()[:5000])}
     if sends is not None and not sends.empty and tcp_ids:
         fid = tcp_ids[0]
-        s0 = sends[sends["flow"] == fid].head(20000)
-        a0 = tcp[tcp["flow"] == fid].head(20000) if tcp is not None else None
+        rtt = p.base_rtt_s()
+        d1 = drops[drops["flow"] == fid] if drops is not None and "seq" in drops else None
+        # the first loss episodes after the warm-up at full resolution, the rest thinned
+        episodes = np.array([])
+        if d1 is not None and len(d1):
+            ev = d1["t"].to_numpy()
+            firsts = ev[np.r_[True, np.diff(ev) > 2 * rtt]]
+            episodes = firsts[firsts > start][:5] if (firsts > start).any() else firsts[:5]
+
+        def pick(df):
+            t = df["t"].to_numpy()
+            keep = np.zeros(len(df), dtype=bool)
+            keep[::max(1, len(df) // MAX_SEQ_POINTS)] = True
+            for te in episodes:
+                keep |= (t >= te - 3 * rtt) & (t <= te + 10 * rtt)
+            return df[keep]
+
+        s0 = pick(sends[sends["flow"] == fid])
         seq = {"flow": int(fid), "t": _r(s0["t"]), "seq": _r(s0["seq"], 0),
                "rtx": [bool(x) for x in s0["rtx"].to_numpy()] if "rtx" in s0 else []}
-        if a0 is not None and "ack" in a0:
+        if tcp is not None and "ack" in tcp:
+            a0 = pick(tcp[tcp["flow"] == fid])
             seq["ack_t"], seq["ack"] = _r(a0["t"]), _r(a0["ack"], 0)
-        if drops is not None and "seq" in drops:
-            d1 = drops[drops["flow"] == fid].head(5000)
-            seq["drop_t"], seq["drop_seq"] = _r(d1["t"]), _r(d1["seq"], 0)
+        if d1 is not None:
+            seq["drop_t"], seq["drop_seq"] = _r(d1["t"].head(5000)), _r(d1["seq"].head(5000), 0)
+        seq["episodes"] = _r(episodes)
         plots["seq"] = seq
     out["summary"] = summary
     out["plots"] = plots

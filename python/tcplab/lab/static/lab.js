@@ -285,14 +285,28 @@ function linkAxes() {
     });
   }
 }
+function yRangeIn(id, range) {
+  // the y extent of what a plot shows between range[0] and range[1] (Plotly's autorange takes all data)
+  let lo = Infinity, hi = -Infinity;
+  for (const tr of $(id).data || []) {
+    const x = tr.x || [], y = tr.y || [];
+    for (let i = 0; i < x.length; i++) if (x[i] >= range[0] && x[i] <= range[1] && y[i] !== null) { lo = Math.min(lo, y[i]); hi = Math.max(hi, y[i]); }
+  }
+  if (!(hi >= lo)) return null;
+  const pad = Math.max(1, (hi - lo) * 0.05);
+  return [lo - pad, hi + pad];
+}
 function zoomTo(range) {
   linking = true;
-  Promise.all(PLOTS.map((id) => Plotly.relayout(id, range ? { "xaxis.range": range, "yaxis.autorange": true } : { "xaxis.autorange": true, "yaxis.autorange": true })))
-    .finally(() => { linking = false; });
+  Promise.all(PLOTS.map((id) => {
+    if (!range) return Plotly.relayout(id, { "xaxis.autorange": true, "yaxis.autorange": true });
+    const y = id === "plot-seq" ? yRangeIn(id, range) : null;
+    return Plotly.relayout(id, y ? { "xaxis.range": range, "yaxis.range": y } : { "xaxis.range": range, "yaxis.autorange": true });
+  })).finally(() => { linking = false; });
 }
 $("zoom-loss").addEventListener("click", () => {
   const r = state.runs.packet; if (!r) return;
-  const drops = (r.plots.seq && r.plots.seq.drop_t && r.plots.seq.drop_t.length ? r.plots.seq.drop_t : (r.plots.drops || {}).t) || [];
+  const drops = (r.plots.seq && r.plots.seq.episodes && r.plots.seq.episodes.length ? r.plots.seq.episodes : (r.plots.drops || {}).t) || [];
   const t = drops.find((x) => x > r.warmup_s) ?? drops[0];
   if (t === undefined) return;
   const rtt = r.rtt_s || 0.1;
