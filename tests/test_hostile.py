@@ -10,8 +10,9 @@ headers). Keys (see tests/hostile/README.md):
     args:     the tcplab arguments (shell words; {case} {tmp} {scenarios} {hostile} are replaced)
     exit:     the expected exit code (default 2)
     names:    a text the message (stderr, or stdout) must contain; repeatable
-    setup:    `tcplab ARGS` | `copy SRC DST` | `truncate PATH BYTES` | `write PATH TEXT`; repeatable, in order
-    signal:   `INT SECONDS`: send the signal that long after the start
+    setup:    `tcplab ARGS` | `copy SRC DST` | `truncate PATH BYTES` | `write PATH TEXT` | `link PATH TARGET`;
+              repeatable, in order (truncate and write take a glob pattern: its first match)
+    signal:   `INT SECONDS` or `TERM SECONDS`: send the signal that long after the start
     timeout:  seconds (default 60)
     writes:   `yes` if the case may write into {tmp} (checked only for exit 2)
     xfail:    a reason: the case is expected to fail until that is fixed
@@ -126,9 +127,15 @@ def _setup(step: str, subst: dict, tmp: Path) -> None:
             fh.truncate(int(size))
     elif verb == "write":
         path, _, text = rest.partition(" ")
-        target = Path(path.format(**subst))
+        path = path.format(**subst)
+        matches = sorted(glob.glob(path))  # a pattern writes over the first file it matches
+        target = Path(matches[0]) if matches else Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text.format(**subst) + "\n")
+    elif verb == "link":
+        path, target = _words(rest, subst)
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        os.symlink(target, path)
     else:
         raise AssertionError(f"unknown setup step {step!r}")
 
