@@ -267,28 +267,31 @@ def command(*options: str, inputs: tuple[str, ...] = ()):
                 except UserError:
                     raise
                 except OSError as exc:
-                    option, given = _option_of(exc, args, options + inputs)
-                    verb = ("cannot read" if option and option[2:].replace("-", "_") in inputs
-                            else "cannot write" if option else "cannot read or write")
+                    attr, given = _option_of(exc, args, options + inputs)
+                    if attr is None:
+                        option, verb = None, "cannot read or write"
+                    elif attr in inputs:  # a positional argument: named as --help names it
+                        option, verb = attr.upper().replace("_", "-"), "cannot read"
+                    else:
+                        option, verb = "--" + attr.replace("_", "-"), "cannot write"
                     raise output_error(exc, option, given, verb) from None
         return wrapped
     return deco
 
 
 def _option_of(exc: OSError, args, options) -> tuple[str | None, str | None]:
-    """The option (and its value) whose path an OSError concerns: the one the failing
-    file lies under, else the first given."""
+    """The attribute of `args` (and its value) whose path an OSError concerns: the
+    one the failing file lies under, else (no file named) the first given."""
     given = [(o, getattr(args, o, None)) for o in options]
     given = [(o, str(v)) for o, v in given if v]
     target = os.path.abspath(exc.filename) if isinstance(exc.filename, str) else None
     for o, v in given:
         if target and (target == os.path.abspath(v) or target.startswith(os.path.abspath(v) + os.sep)):
-            return "--" + o.replace("_", "-"), v
+            return o, v
     if target:
         return None, exc.filename
     if given:
-        o, v = given[0]
-        return "--" + o.replace("_", "-"), v
+        return given[0]
     return None, None
 
 
