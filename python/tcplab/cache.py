@@ -51,6 +51,9 @@ def checked_cache_dir(explicit: str | Path | None = None) -> Path:
         raise UserError(f"{origin}: cannot create {path}: {exc.strerror}") from None
     if not os.access(path, os.W_OK | os.X_OK):
         raise UserError(f"{origin}: {path} is not writable")
+    from tcplab.outdir import _check_writable
+
+    _check_writable(path, origin, str(path))  # a read-only mount, no free space
     return path
 
 

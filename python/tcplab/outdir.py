@@ -237,6 +237,8 @@ def output_error(exc: OSError, option: str | None, given: str | None, verb: str 
         hint = "free some space or give another place"
     elif exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
         hint = "give a place tcplab can write to"
+    elif exc.errno in (errno.EEXIST, errno.ENOTDIR, errno.EISDIR):
+        hint = "a file stands where a folder goes, or a folder where a file goes: move it away or give another place"
     else:
         hint = ""
     return OutputError(f"{head}: {detail}: {cause}" + (f"; {hint}" if hint else ""))
