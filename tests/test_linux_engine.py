@@ -138,7 +138,7 @@ def test_ns2_profile_switches_linux_extras_off():
     p = linux._plan(load_scenario(smoke(flows=ns2)))["opts"]
     assert p == {"cc": "reno", "sack": False, "rack": False, "tlp": False, "frto": False,
                  "timestamps": False, "initial_cwnd": 2, "min_rto_s": 0.2, "quickack": True}
-    ns2["tcp"]["cc"] = "cubic"
+    ns2["tcp"].update(cc="cubic", variant="sack")  # CUBIC runs with SACK (docs/matrix.md)
     p = linux._plan(load_scenario(smoke(flows=ns2, linux={"min_rto": "1s"})))["opts"]
     assert p["min_rto_s"] == 1.0 and p["cc"] == "cubic"
     d = linux._plan(load_scenario(smoke()))["opts"]
@@ -164,7 +164,7 @@ def test_the_peak_finder_sees_each_recovery_once():
 def test_congestion_control_per_group():
     from tcplab.scenario import load_scenario
 
-    sc = smoke(flows={"a": {"kind": "tcp"}, "b": {"kind": "tcp", "count": 2, "cc": "cubic"}})
+    sc = smoke(flows={"a": {"kind": "tcp"}, "b": {"kind": "tcp", "count": 2, "cc": "cubic", "variant": "sack"}})
     plan = linux._plan(load_scenario(sc))
     assert [(f["group"], f["cc"]) for f in plan["tcp"]] == [("a", "reno"), ("b", "cubic"), ("b", "cubic")]
 

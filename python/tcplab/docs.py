@@ -1,6 +1,7 @@
 """Generated documentation: docs/claims.md (the claims `tcplab reproduce` checks,
-from the papers' declarations) and docs/scenario-reference.md (every scenario
-key with its default, from the engine's own resolution of scenarios).
+from the papers' declarations), docs/scenario-reference.md (every scenario
+key with its default, from the engine's own resolution of scenarios) and
+docs/matrix.md (what runs where, what is refused and why: `tcplab.matrix`).
 
     python -m tcplab.docs            # rewrite both files in docs/
     python -m tcplab.docs --check    # exit 1 if a committed file differs
@@ -199,7 +200,14 @@ def _default(v) -> str:
     return "`" + json.dumps(v, ensure_ascii=False).replace("|", "\\|") + "`"
 
 
-FILES = {"claims.md": claims_md, "scenario-reference.md": scenario_reference_md}
+def matrix_md() -> str:
+    """docs/matrix.md: the combination matrix (`tcplab.matrix`)."""
+    from tcplab import matrix
+
+    return matrix.markdown()
+
+
+FILES = {"claims.md": claims_md, "scenario-reference.md": scenario_reference_md, "matrix.md": matrix_md}
 
 
 def main(argv: list[str] | None = None) -> int:

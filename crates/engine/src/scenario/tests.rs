@@ -465,3 +465,22 @@ fn out_of_range_numbers_are_said_without_rust_type_names() {
     assert!(e.message.starts_with("expected a whole number"), "{e}");
     assert!(!e.message.contains("u32"), "{e}");
 }
+
+/// CUBIC over Reno's or NewReno's recovery is refused by the variant key
+/// (one flow kept a clean link only 64-78 % busy); SACK and Tahoe run.
+#[test]
+fn cubic_is_refused_with_reno_and_newreno_recovery() {
+    let group = |variant: &str| {
+        MINIMAL.replace(
+            r#""kind": "tcp""#,
+            &format!(r#""kind": "tcp", "cc": "cubic", "variant": "{variant}""#),
+        )
+    };
+    for v in ["reno", "newreno"] {
+        let e = Scenario::from_json(&group(v)).unwrap().resolve().unwrap_err();
+        assert_eq!(e.path, "flows.tcp.variant", "{e}");
+    }
+    for v in ["sack", "tahoe"] {
+        Scenario::from_json(&group(v)).unwrap().resolve().expect(v);
+    }
+}
