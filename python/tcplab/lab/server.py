@@ -198,9 +198,10 @@ class Lab:
         running = [j for j in self.jobs.values() if j.state == "running"]
         if len(running) >= MAX_RUNNING:
             raise LabError(429, f"{len(running)} runs are going; cancel one first (at most {MAX_RUNNING})")
-        self.warm()
-        proc, self.spare = self.spare, None
-        self.warm()
+        if self.spare is not None and self.spare.process.is_alive():
+            proc, self.spare = self.spare, None
+        else:
+            proc = Proc("run")
         await self._ready(proc)
         job_id = secrets.token_hex(8)
         folder = self.folder / "jobs" / job_id
@@ -213,11 +214,11 @@ class Lab:
         def on_message(msg):
             if job.state != "running":
                 return
-            if msg.get("type") == "result":
-                job.files = [f for f in msg.get("files", []) if f in FILES]
-                job.state = "done"
-            elif msg.get("type") == "error":
-                job.state = "error"
+            if msg.get("type") in ("result", "error"):
+                if msg["type"] == "result":
+                    job.files = [f for f in msg.get("files", []) if f in FILES]
+                job.state = "done" if msg["type"] == "result" else "error"
+                self._release(job)
             msg["elapsed_s"] = time.monotonic() - job.started
             job.push(msg)
 
@@ -227,18 +228,33 @@ class Lab:
                 job.push({"type": "error", "key": None, "message":
                           f"the run's worker ended unexpectedly (exit code {proc.process.exitcode})"})
             proc.kill()
+            job.proc = None
 
         _recv_async(loop, proc, on_message, on_eof)
         proc.conn.send({"doc": req["doc"], "engine": engine, "folder": str(folder)})
         self._forget_old()
         return job
 
+    def _release(self, job: Job) -> None:
+        """A finished job's worker waits for the next run (or ends, if one already does)."""
+        proc, job.proc = job.proc, None
+        if proc is None:
+            return
+        proc.unwatch()
+        if self.spare is None and proc.process.is_alive():
+            self.spare = proc
+        else:
+            proc.kill()
+
     def cancel(self, job: Job) -> None:
         if job.state == "running":
             job.state = "cancelled"
             if job.proc:
                 job.proc.kill()
+                job.proc = None
             job.push({"type": "cancelled", "elapsed_s": time.monotonic() - job.started})
+            # a new spare for the next run, started now rather than when it is needed
+            self.warm()
         shutil.rmtree(job.folder / "spill", ignore_errors=True)
 
     def _forget_old(self) -> None:

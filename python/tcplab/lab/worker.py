@@ -8,9 +8,10 @@ importing the engine before they are needed (a run starts in milliseconds):
 - the *quick* worker (long-lived) answers "analyze" requests: TOML text plus
   control changes → the scenario resolved by the engine (the CLI's checks), its
   controls, its TOML, the closed forms and the fluid model (`tcplab.lab.answers`);
-- a *run* worker (one per run) runs one scenario on one engine, streams its
+- a *run* worker runs one scenario on one engine at a time, streams its
   progress, writes its files into the job's folder and sends the answer
-  (metrics, flows, plot data, the "why" sentences), then exits.
+  (metrics, flows, plot data, the "why" sentences), then waits for the next run;
+  cancelling a run kills its worker.
 
 Messages are dicts sent over a `multiprocessing.Pipe`.
 """
@@ -41,7 +42,7 @@ MAX_CWND_FLOWS = 10
 #: rows of the per-flow table sent to the page
 MAX_FLOW_ROWS = 200
 #: events (the engine's estimate) up to which every trace is recorded at every change
-FULL_TRACE_EVENTS = 8_000_000
+FULL_TRACE_EVENTS = 2_000_000
 #: rows the engine holds before writing a trace table to the job folder (the progress's grain)
 SPILL_ROWS = 2048
 
@@ -76,8 +77,8 @@ def serve(conn, kind: str) -> None:
             if kind == "quick":
                 conn.send(_answer(gallery if req.get("op") == "gallery" else analyze, req))
             else:
+                # a run worker serves run after run; the server kills it to cancel one
                 conn.send(_answer(lambda r: run_job(r, conn), req))
-                return
     finally:
         conn.close()
 
