@@ -605,10 +605,13 @@ impl Scenario {
                     }
                     // CUBIC over Reno's or NewReno's recovery: one CUBIC flow on a clean
                     // dumbbell with a one-BDP buffer kept the link 64-78 % busy with
-                    // 0.5-3.5 % losses (SACK and Tahoe: 97-100 %, 0.03-0.2 %): CUBIC
-                    // probes several packets past the pipe in one round trip near its
-                    // plateau, and these recoveries repair one loss per round trip or
-                    // fall back to a timeout. Linux runs CUBIC with SACK.
+                    // 0.5-3.5 % losses (SACK and Tahoe: 97-100 %, 0.03-0.2 %). Traced
+                    // (10 Mb/s, 1 BDP, ns2-2001, NewReno): CUBIC's convex growth overran
+                    // the pipe by 6 packets in one round trip, 6 drops 21 packets apart;
+                    // NewReno repairs one per round trip, so the recovery outlasted the
+                    // retransmission timer; after the timeout one cumulative ack of 400
+                    // packets took the window from 1 to 97 and its burst lost 40. Linux
+                    // runs CUBIC with SACK, which repairs every hole in one round trip.
                     if t.cc == crate::tcp::cc::Cc::Cubic
                         && matches!(t.variant, Variant::Reno | Variant::NewReno)
                     {
@@ -616,8 +619,9 @@ impl Scenario {
                             format!("{p}.variant"),
                             format!(
                                 "cc = \"cubic\" runs with variant = \"sack\" (or \"tahoe\"), not \"{}\": \
-                                 with Reno's and NewReno's recovery one CUBIC flow on a clean link with a \
-                                 one-BDP buffer kept it only 64-78 % busy (docs/matrix.md)",
+                                 CUBIC's growth overruns the pipe by several packets at once, Reno's and \
+                                 NewReno's recovery repair one loss per round trip and end in timeouts \
+                                 (one flow kept a clean link only 64-78 % busy; docs/matrix.md)",
                                 t.variant.name()
                             ),
                         ));
