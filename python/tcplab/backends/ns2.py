@@ -494,6 +494,7 @@ def _plan(scenario: dict) -> _Plan:
 
 COUNTERS_FILE = "tcplab-counters.txt"
 TCPVARS_FILE = "tcplab-tcpvars.tr"
+TCPMAP_FILE = "tcplab-tcpmap.tr"  # node address, port, flow id of every traced TCP agent
 QUEUE_FILE = "tcplab-queue.tr"
 DROPS_FILE = "tcplab-drops.tr"
 SAMPLES_FILE = "tcplab-tcpsamples.txt"
@@ -1001,7 +1002,12 @@ def _trace_tcl(plan: _Plan, tcp_ids: list[int]) -> str:
                 vars_ += RTT_VARS
             lines.append(f"set tcpvars_fh [open {TCPVARS_FILE} w]")
             lines.append("lappend tcplab_files $tcpvars_fh")
+            # each trace line names its agent by node address and port, which only a
+            # dumbbell numbers predictably: the map says which flow each agent is
+            lines.append(f"set tcpmap_fh [open {TCPMAP_FILE} w]")
+            lines.append("lappend tcplab_files $tcpmap_fh")
             lines.append("foreach i $tcp_ids {")
+            lines.append('    puts $tcpmap_fh "[$agent($i) set agent_addr_] [$agent($i) set agent_port_] $i"')
             lines.append("    $agent($i) attach $tcpvars_fh")
             for v in vars_:
                 lines.append(f"    $agent($i) trace {v}")
@@ -1281,12 +1287,30 @@ def _concat_by_time(tables):
             .sort_values(["t", "flow"], kind="stable").reset_index(drop=True))
 
 
+def _agent_flows(map_path: Path, addr, port):
+    """The flow id of each trace line, from its agent's node address and port and
+    the map the script wrote (TCPMAP_FILE): node numbers differ off the dumbbell (a
+    path's agents all sit on its end routers), so the address alone cannot say."""
+    import numpy as np
+
+    ids = {}
+    for line in map_path.read_text().split("\n"):
+        parts = line.split()
+        if len(parts) == 3:
+            ids[(int(parts[0]), int(parts[1]))] = int(parts[2])
+    keys = zip(np.asarray(addr, dtype="int64").tolist(), np.asarray(port, dtype="int64").tolist())
+    try:
+        return np.array([ids[k] for k in keys], dtype="int64")
+    except KeyError as exc:
+        raise Ns2Error(f"ns-2's TCP trace names an agent (node, port) {exc.args[0]} that the script "
+                       f"did not map to a flow ({map_path.name})") from None
+
+
 def _parse_traces(plan: _Plan, wd: Path) -> dict:
     if not plan.series:
         return {}
     import pandas as pd
 
-    node_base = 2  # source of flow i is node 2 + i (see _tcl)
     traces: dict = {}
     tcp_series = [s for s in plan.series if s in ("cwnd", "inflight", "seq", "rtt")]
     if "drops" in plan.series:
@@ -1308,8 +1332,8 @@ def _parse_traces(plan: _Plan, wd: Path) -> dict:
     if plan.interval_s <= 0:
         if tcp_series:
             path = wd / TCPVARS_FILE
-            raw = _read_ws(path, [0, 1, 5, 6], ["t", "src", "var", "value"])
-            raw["flow"] = raw["src"].astype("int64") - node_base
+            raw = _read_ws(path, [0, 1, 2, 5, 6], ["t", "src", "port", "var", "value"])
+            raw["flow"] = _agent_flows(wd / TCPMAP_FILE, raw["src"], raw["port"])
             # The values at attach time precede ns-2's reset at `run`; keep the
             # last value of each variable per instant.
             raw = raw.drop_duplicates(["flow", "var", "t"], keep="last")
