@@ -19,10 +19,11 @@ ROOT = Path(__file__).resolve().parent.parent
 TINY_SWEEP = ROOT / "tests" / "hostile" / "_tiny-sweep.toml"
 
 
-# The CLI with the build pinned: keys include a hash of the package's Python sources,
-# which would change under the test if the sources were edited while it runs (a new
-# build misses every entry, and the damaged ones would never be looked up)
-PINNED = ("import sys, tcplab.provenance as pv; pv.python_hash = lambda: 'pinned-for-test'; "
+# The CLI with the build pinned: keys include the engine's build id and a hash of the
+# package's Python sources, which would change under the test if the code were rebuilt
+# or edited while it runs (a new build misses every entry: the damaged ones would never
+# be looked up, and the test would pass or fail for the wrong reason)
+PINNED = ("import sys, tcplab.provenance as pv; pv.build = lambda: '0.0.0+pinned-for-test'; "
           "from tcplab.cli import main; sys.exit(main(sys.argv[1:]))")
 
 

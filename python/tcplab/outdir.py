@@ -105,7 +105,8 @@ def check_output_dir(out: str | Path, option: str = "--out", need_bytes: int = 0
         ancestor = ancestor.parent
     if not ancestor.is_dir():
         raise UserError(f"{option} {given}: {ancestor} is a file, not a folder")
-    _check_writable(ancestor if not p.exists() else p, option, given, need_bytes)
+    # the new output is made beside the old one: in its parent
+    _check_writable(ancestor if not p.exists() else p.parent, option, given, need_bytes)
     if not p.exists():
         return p
     try:
@@ -288,7 +289,10 @@ def _option_of(exc: OSError, args, options) -> tuple[str | None, str | None]:
     given = [(o, str(v)) for o, v in given if v]
     target = os.path.abspath(exc.filename) if isinstance(exc.filename, str) else None
     for o, v in given:
-        if target and (target == os.path.abspath(v) or target.startswith(os.path.abspath(v) + os.sep)):
+        full = os.path.abspath(v)
+        # the output itself, a file in it, or in the temporary sibling it is written into first
+        tmp = os.path.join(os.path.dirname(full), f".{os.path.basename(full)}{_TMP_TAG}")
+        if target and (target == full or target.startswith(full + os.sep) or target.startswith(tmp)):
             return o, v
     if target:
         return None, exc.filename
@@ -354,14 +358,8 @@ def write_output_dir(out: str | Path, write: Callable[[Path], None], option: str
     """Write an output folder atomically: `write(tmp)` fills a temporary sibling,
     which then replaces `out` (only if `out` is missing, empty or a previous
     tcplab output: `check_output_dir`). Returns the output path. An OSError on the
-    way (a full disk) removes the temporary folder and becomes an `OutputError`."""
-    try:
-        return _write_output_dir(out, write, option)
-    except OSError as exc:
-        raise output_error(exc, option, str(out)) from None
-
-
-def _write_output_dir(out: str | Path, write: Callable[[Path], None], option: str) -> Path:
+    way (a full disk) removes the temporary folder and is raised as it came (the
+    CLI's `command` turns it into an error naming the option and the path)."""
     final = check_output_dir(out, option)
     final.parent.mkdir(parents=True, exist_ok=True)
     clean_leftovers(final)

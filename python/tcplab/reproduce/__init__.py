@@ -363,7 +363,8 @@ def _load_run(where: Path, key: str | None = None) -> Result:
                       d["metrics"], traces)
     except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError, NotImplementedError) as exc:
         # ArrowInvalid is a ValueError, ArrowNotImplementedError a NotImplementedError
-        raise DamagedEntry(f"cannot be read back ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})") from None
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        raise DamagedEntry(f"cannot be read back ({type(exc).__name__}: {first})") from None
 
 
 def _reduction_id(keep: Callable) -> str:
@@ -507,8 +508,11 @@ def run_claim(claim: Claim, ctx: Context) -> Verdict:
 
         meta = metadata(engine=ctx.engine, claim=claim.id, paper=ctx.paper.slug, mode=ctx.mode)
     for name, df in out.data.items():
+        from tcplab.outdir import atomic_path
+
         root.mkdir(parents=True, exist_ok=True)
-        write_parquet(df, root / f"{claim.id}-{name}.parquet", dict(meta, table=name))
+        atomic_path(root / f"{claim.id}-{name}.parquet",
+                    lambda tmp, df=df, name=name: write_parquet(df, tmp, dict(meta, table=name)))
     return Verdict(claim.id, claim.title, out.verdict, out.measured, claim.paper, out.note, claim.criterion,
                    claim.figure, _plain(out.values), out.figures, time.perf_counter() - t0)
 
