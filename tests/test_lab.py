@@ -174,3 +174,41 @@ def test_ctrl_c_stops_the_server_and_every_worker():
         time.sleep(0.1)
     assert not [p for p in children if _alive(p)], "workers left behind"
     assert not folder.exists(), "the lab's folder was left behind"
+
+
+@pytest.mark.skipif(not __import__("shutil").which("ns"), reason="ns-2 is not installed (apt-get install ns2)")
+def test_ns2_answers_in_the_lab_with_its_progress(tmp_path):
+    doc = knobs.set_value(knobs.set_value(load_toml(C), "duration", "20s"), "warmup", "5s")
+    sink = _Sink()
+    out = worker.run_job({"doc": doc, "engine": "ns2", "folder": str(tmp_path)}, sink)
+    assert out["engine"] == "ns2"
+    assert [m for m in sink.messages if m["type"] == "progress"], "no progress from ns-2"
+    assert 0 < out["metrics"]["tcp_goodput_bps"] <= 10e6
+    assert out["plots"]["queue"]["buffer"] == 20
+
+
+def test_cancelling_a_linux_run_leaves_no_namespace():
+    from tcplab.backends import linux
+
+    why_not = linux.available()
+    if why_not:
+        pytest.skip(f"linux engine unavailable: {why_not}")
+
+    def namespaces():
+        out = __import__("subprocess").run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+        return {line.split()[0] for line in out.splitlines() if line.startswith("tl-")}
+
+    before = namespaces()
+    with LabProcess() as lab:
+        status, job, _ = lab.post("/api/run", {"toml": open("scenarios/linux-reno.toml").read(),
+                                               "set": {"duration": "60s", "warmup": "1s"}, "engine": "linux"})
+        assert status == 200, job
+        for ev in lab.events(job["job"]):
+            if ev["event"] == "progress" and ev["done_s"] > 0.5:
+                assert namespaces() - before, "the run made no namespace"
+                break
+        lab.post(f"/api/jobs/{job['job']}/cancel", {})
+        deadline = time.monotonic() + 20
+        while namespaces() - before and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not namespaces() - before, "a cancelled linux run left its namespaces"

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
 import json
 import multiprocessing
@@ -49,6 +50,9 @@ QUICK_TIMEOUT_S = 10.0
 MAX_RUNNING = 4
 #: finished jobs kept (with their files) before the oldest are removed
 KEEP_JOBS = 24
+#: how long a stopped worker has to clean up (ns-2's process, the linux engine's
+#: namespaces) before SIGKILL
+KILL_GRACE_S = 10.0
 COOKIE = "tcplab_lab"
 ENGINES = ("packet", "ns2", "linux")
 _JOB_ID = re.compile(r"^[0-9a-f]{16}$")
@@ -85,18 +89,39 @@ class Proc:
                 pass
             self.loop = None
 
-    def kill(self) -> None:
+    def terminate(self) -> None:
+        """Ask the worker to stop (SIGTERM: its engine cleans up as after Ctrl-C)."""
         self.unwatch()
+        if self.process.is_alive():
+            try:
+                os.kill(self.process.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+
+    def reap(self, grace_s: float = KILL_GRACE_S) -> None:
+        """Wait for the worker to end; SIGKILL after `grace_s`."""
+        self.process.join(timeout=grace_s)
         if self.process.is_alive():
             try:
                 os.kill(self.process.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-        self.process.join(timeout=5)
+            self.process.join(timeout=5)
         try:
             self.conn.close()
         except OSError:
             pass
+
+    def kill(self, grace_s: float = KILL_GRACE_S) -> None:
+        self.terminate()
+        self.reap(grace_s)
+
+    def kill_soon(self) -> None:
+        """`kill` without waiting for it (a cancel answers at once)."""
+        self.terminate()
+        import threading
+
+        threading.Thread(target=self.reap, daemon=True, name="tcplab-lab-reap").start()
 
 
 def _recv_async(loop: asyncio.AbstractEventLoop, proc: Proc, on_message, on_eof) -> None:
@@ -180,7 +205,7 @@ class Lab:
             loop = asyncio.get_running_loop()
             ok = await loop.run_in_executor(None, proc.conn.poll, QUICK_TIMEOUT_S)
             if not ok:
-                proc.kill()
+                proc.kill_soon()
                 self.quick = None
                 self.warm()
                 return {"type": "error", "key": None,
@@ -227,7 +252,7 @@ class Lab:
                 job.state = "error"
                 job.push({"type": "error", "key": None, "message":
                           f"the run's worker ended unexpectedly (exit code {proc.process.exitcode})"})
-            proc.kill()
+            proc.kill_soon()
             job.proc = None
 
         _recv_async(loop, proc, on_message, on_eof)
@@ -244,13 +269,13 @@ class Lab:
         if self.spare is None and proc.process.is_alive():
             self.spare = proc
         else:
-            proc.kill()
+            proc.kill_soon()
 
     def cancel(self, job: Job) -> None:
         if job.state == "running":
             job.state = "cancelled"
             if job.proc:
-                job.proc.kill()
+                job.proc.kill_soon()
                 job.proc = None
             job.push({"type": "cancelled", "elapsed_s": time.monotonic() - job.started})
             # a new spare for the next run, started now rather than when it is needed
@@ -264,16 +289,17 @@ class Lab:
             del self.jobs[j.id]
 
     def close(self) -> None:
-        """Stop every worker and remove the lab's folder."""
+        """Stop every worker (all asked at once, then each waited for) and remove the lab's folder."""
+        procs = [j.proc for j in self.jobs.values() if j.proc] + [p for p in (self.quick, self.spare) if p]
         for j in self.jobs.values():
             if j.state == "running":
                 j.state = "cancelled"
-            if j.proc:
-                j.proc.kill()
-        for p in (self.quick, self.spare):
-            if p:
-                p.kill()
+            j.proc = None
         self.quick = self.spare = None
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            p.reap()
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
@@ -538,10 +564,13 @@ class GuardedApp:
         return await self.asgi(scope, receive, send)
 
 
+@functools.cache
 def available_engines() -> dict:
     """Which engines the lab offers here, and why not where it refuses one."""
     out: dict[str, dict[str, Any]] = {"packet": {}}
     out["ns2"] = {} if shutil.which("ns") else {"refused": "ns-2 is not installed here (Debian: apt-get install ns2)"}
-    out["linux"] = ({} if os.geteuid() == 0 else
-                    {"refused": "the linux engine needs root (network namespaces); start the lab as root"})
+    from tcplab.backends.linux import available
+
+    why_not = available()  # root, /dev/net/tun, namespaces, tcplab-emu: the engine's own checks
+    out["linux"] = {"refused": f"the linux engine is not available here: {why_not}"} if why_not else {}
     return out

@@ -60,8 +60,16 @@ def serve(conn, kind: str) -> None:
     """A worker's main: import the engine, say "ready", then serve (quick) or run once (run)."""
     _die_with_parent()
     # Ctrl-C in the terminal reaches the whole process group: the server stops
-    # the workers itself, in order
+    # the workers itself, in order. It stops one with SIGTERM, raised here as
+    # KeyboardInterrupt (the packet engine checks for it every few ms of work), so
+    # that an engine cleans up as after Ctrl-C in the CLI (ns-2's process, the
+    # linux engine's namespaces); SIGKILL only if it has not ended after a grace time.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def _term(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, _term)
     import tcplab.lab.answers  # noqa: F401  (the engine, numpy, pandas: imported now, not per request)
     from tcplab.scenario import _core
 
@@ -333,7 +341,9 @@ def _run_other(sc: dict, engine: str, total: float, conn):
         raise UserError("engine linux: the linux engine needs root (network namespaces); "
                         "start the lab as root to use it")
     sc = copy.deepcopy(sc)
-    sc["trace"] = {"series": ["cwnd", "queue", "drops"], "interval": "0s"}
+    # what each records (the linux engine samples TCP_INFO: no queue trace)
+    series = ["cwnd", "queue", "drops"] if engine == "ns2" else ["cwnd", "drops"]
+    sc["trace"] = {"series": series, "interval": "0s"}
     last = [0.0]
 
     def report(done_s, total_s):
@@ -461,7 +471,10 @@ def describe(res, wall_s: float) -> dict:
     q = tr.get("queue")
     if q is not None and not q.empty:
         q0 = q[q["link"] == 0]
-        occ = q0["tcp"].to_numpy(dtype=float) + (q0["udp"].to_numpy(dtype=float) if "udp" in q0 else 0)
+        if "packets" in q0:  # ns-2's and the linux engine's queue trace: one occupancy column
+            occ = q0["packets"].to_numpy(dtype=float)
+        else:
+            occ = q0["tcp"].to_numpy(dtype=float) + (q0["udp"].to_numpy(dtype=float) if "udp" in q0 else 0)
         tt, yy = downsample(q0["t"].to_numpy(), occ)
         plots["queue"] = {"t": _r(tt), "y": _r(yy, 2), "buffer": int(p.bottleneck()["buffer_pkts"])}
     drops = tr.get("drops")
