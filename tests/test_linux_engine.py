@@ -164,7 +164,7 @@ def test_the_peak_finder_sees_each_recovery_once():
 def test_congestion_control_per_group():
     from tcplab.scenario import load_scenario
 
-    sc = smoke(flows={"a": {"kind": "tcp"}, "b": {"kind": "tcp", "count": 2, "cc": "cubic", "variant": "sack"}})
+    sc = smoke(flows={"a": {"kind": "tcp", "variant": "sack"}, "b": {"kind": "tcp", "count": 2, "cc": "cubic", "variant": "sack"}})
     plan = linux._plan(load_scenario(sc))
     assert [(f["group"], f["cc"]) for f in plan["tcp"]] == [("a", "reno"), ("b", "cubic"), ("b", "cubic")]
 

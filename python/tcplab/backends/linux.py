@@ -24,7 +24,8 @@ bottleneck emulated in user space by tcplab's own code.
 
 The access links are not emulated packet by packet: their propagation delays
 and one packet's serialization are added to the bottleneck's delay (forward:
-a full data packet, reverse: a 40-byte ack), the same for every flow. So every
+a full data packet, reverse: an ack of the group's `header_size`, as the packet
+engine's sink sends it), the same for every flow. So every
 TCP flow must have the same access and sink-access links, without errors.
 """
 
@@ -191,7 +192,8 @@ def _plan(sc: dict) -> dict:
             (ar, ad), (sr, sd) = _link(route[0]), _link(route[-1])
             size = int(g["packet_size"])
             fwd = ad + sd + size * 8 / ar + size * 8 / sr
-            rev = ad + sd + 40 * 8 / ar + 40 * 8 / sr
+            ack = int(g["header_size"])  # an ack is a bare header (the engine's sink)
+            rev = ad + sd + ack * 8 / ar + ack * 8 / sr
             if extra is not None and abs(extra[0] - fwd) > 1e-9:
                 raise LinuxError(f"{path}: every TCP flow must have the same access and sink-access "
                                  "links and packet size on the linux engine (they are folded into one "

@@ -49,6 +49,10 @@ pub struct TcpSink {
     /// Packet 0 is a header-only SYN that carries no data.
     syn: bool,
     payload_bytes: u32,
+    /// An ack's size on the wire: a bare TCP/IP header of the group's
+    /// `header_size` (40 bytes; 52 with the linux profile's timestamps),
+    /// as ns-2's sink (`packetSize_`, the export writes it) and the kernel send.
+    ack_bytes: u32,
     pub delivered_packets: u64,
     pub delivered_bytes: u64,
     /// SACK blocks of the acks sent, by ack id (`Packet::sack_id`): a ring
@@ -92,6 +96,7 @@ impl TcpSink {
             offer_seen: false,
             syn: p.syn,
             payload_bytes,
+            ack_bytes: p.header_size,
             delivered_packets: 0,
             delivered_bytes: 0,
             sent: if p.variant == Variant::Sack {
@@ -277,7 +282,7 @@ impl TcpSink {
     }
 
     fn ack(&mut self) -> Packet {
-        let mut a = Packet::new(Kind::Ack, self.flow, self.next_expected, 40);
+        let mut a = Packet::new(Kind::Ack, self.flow, self.next_expected, self.ack_bytes);
         if self.classic_ecn {
             self.classic_echo(&mut a);
         } else if self.dctcp_ce {
@@ -383,6 +388,16 @@ mod tests {
             }
         }
         assert_eq!(s.sent.len(), 512);
+    }
+
+    #[test]
+    fn an_ack_is_a_bare_header_of_the_groups_header_size() {
+        // the linux profile's 52 bytes (12 of timestamps), as the ns-2 export's
+        // sink (`packetSize_ header_size`) and the kernel send: not a fixed 40
+        let mut p = crate::tcp::dialogue::params(Variant::Reno, 2, 40);
+        p.header_size = 52;
+        let mut s = TcpSink::new(0, &p, 948);
+        assert_eq!(s.on_data(&data(0), 0).unwrap().size_bytes, 52);
     }
 
     #[test]
