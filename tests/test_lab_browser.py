@@ -193,3 +193,33 @@ def test_the_gallery_opens_a_claim_live(lab, browser):
                            "return r.every(x => x && x[1] - x[0] < 60) ? r.map(x => x[1] - x[0]) : null")
     assert spans == pytest.approx([13 * 0.56] * 4, rel=0.02)
     browser.save_screenshot(str(ART / "06-loss-episode.png"))
+
+
+def test_figures_and_results_download(lab, browser):
+    _open(browser, lab, "c-parallel-sack", SHORT)
+    svg = browser.execute_async_script(
+        "const done = arguments[0]; Plotly.toImage('plot-cwnd', {format: 'svg', width: 800, height: 300})"
+        ".then(done, e => done('error: ' + e));")
+    assert svg.startswith("data:image/svg+xml"), svg[:80]
+    png = browser.execute_async_script(
+        "const done = arguments[0]; Plotly.toImage('plot-queue', {format: 'png', width: 800, height: 300})"
+        ".then(done, e => done('error: ' + e));")
+    assert png.startswith("data:image/png;base64,")
+    links = browser.execute_script("return [...document.querySelectorAll('#downloads a')].map(a => a.href)")
+    flows = next(h for h in links if h.endswith("/flows.parquet"))
+    # the page's own session (its cookie) fetches the file
+    size = browser.execute_async_script(
+        "const done = arguments[1]; fetch(arguments[0]).then(r => r.arrayBuffer()).then(b => done(b.byteLength));", flows)
+    assert size > 1000
+    toml = browser.execute_script("return decodeURIComponent(document.getElementById('dl-toml').href.split(',')[1])")
+    assert 'name = "c-parallel-sack"' in toml and 'duration = "60s"' in toml
+
+
+@pytest.mark.skipif(not shutil.which("ns"), reason="ns-2 is not installed (apt-get install ns2)")
+def test_ns2_on_request_joins_the_table(lab, browser):
+    _open(browser, lab, "c-parallel-sack", {"duration": "20s", "warmup": "5s"})
+    browser.find_element("id", "run-ns2").click()
+    _wait(browser, "return document.getElementById('engine-note').dataset.state === 'done'", 120)
+    rows = _rows(browser)
+    assert "ns2 engine" in rows and rows["ns2 engine"][5].endswith("%")  # its difference to the packet engine
+    browser.save_screenshot(str(ART / "07-ns2-row.png"))
