@@ -297,8 +297,13 @@ class StoreTarget(Target):
         atexit.register(shutil.rmtree, self.tmp, True)
         rows = [{"key": f"k{i}", "beta": 0.5 + i / 10, "replication": 0, "seed": 2**64 - 1 - i, "engine": "fluid",
                  "status": "ok" if i % 3 else "failed", "error": None if i % 3 else "boom", "wall_s": 0.01 * i,
-                 "mean_aggregate": 0.8 + i / 100, "scenario": json.dumps({"n": 2})} for i in range(6)]
+                 "mean_aggregate": 0.8 + i / 100, "scenario": json.dumps({"n": 2}),
+                 # an axis of tables (a rate shape): a struct with a list of structs
+                 "rate": {"shape": "sines", "components": [{"frequency": f"{i}Hz"}] * (i % 3)}}
+                for i in range(6)]
         self.part = Store(self.tmp / "template").write_batch(rows, {"engine": "fluid"})
+        if Store(self.tmp / "template").files() != [self.part]:
+            raise AssertionError("a part as written does not prove its content")
         self.data = self.part.read_bytes()
         self.table = pq.read_table(self.part).replace_schema_metadata(None)
         self.n = 0

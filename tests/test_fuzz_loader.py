@@ -262,8 +262,12 @@ def store_template(tmp_path_factory):
     root = tmp_path_factory.mktemp("store-template")
     rows = [{"key": f"k{i}", "beta": 0.5 + i / 10, "replication": 0, "seed": 2**64 - 1 - i, "engine": "fluid",
              "status": "ok" if i % 3 else "failed", "error": None if i % 3 else "boom", "wall_s": 0.01 * i,
-             "mean_aggregate": 0.8 + i / 100, "scenario": json.dumps({"n": 2})} for i in range(6)]
+             "mean_aggregate": 0.8 + i / 100, "scenario": json.dumps({"n": 2}),
+             # an axis of tables (a rate shape): a struct with a list of structs, as paper A sweeps
+             "rate": {"shape": "sines", "components": [{"frequency": f"{i}Hz"}] * (i % 3)}} for i in range(6)]
     part = Store(root).write_batch(rows, {"engine": "fluid"})
+    store = Store(root)
+    assert store.files() == [part] and part.name in store._verified, "a part as written proves its content"
     return part
 
 

@@ -23,8 +23,8 @@ stored and computes only the others. Should a key appear twice (a retried
 failure), readers keep one row per key: an ok row over a failed one, then the newest.
 
 Each part carries, in its schema metadata under "tcplab.checksum", the SHA-256 of
-its content (every column's name, type and values: the keys it holds and their
-rows), checked when it is first read. A part file that cannot be read whole
+its content (every column's name and values: the keys it holds and their rows),
+checked when it is first read. A part file that cannot be read whole
 (truncated, garbage), whose content does not match its checksum, or — written
 without a checksum, by an older build — whose columns disagree in kind with the
 verified parts' (a metric column turned text, which would stop `avg(...)` in
@@ -309,13 +309,15 @@ def _kind(t: pa.DataType) -> str:
 
 
 def table_checksum(table: pa.Table) -> str:
-    """SHA-256 of a table's content: each column's name, type and values, in order
-    (schema metadata left out), the same for the table written and the table read back."""
+    """SHA-256 of a table's content: each column's name and values, in order, as JSON
+    (so a number turned text, or an int turned float, changes it). Not the Arrow type's
+    name, which Parquet does not keep to the letter (a list's item field comes back as
+    "element"), nor the schema metadata: the same for the table written and read back."""
     import hashlib
 
     h = hashlib.sha256()
     for name, col in zip(table.column_names, table.columns):
-        h.update(json.dumps([name, str(col.type)]).encode())
+        h.update(json.dumps(name).encode())
         h.update(json.dumps(col.to_pylist(), default=str, allow_nan=True).encode())
         h.update(b"\n")
     return h.hexdigest()
