@@ -123,8 +123,9 @@ def main() -> int:
     ap.add_argument("--json", metavar="FILE", help="also write the numbers as JSON")
     args = ap.parse_args()
     cores = len(os.sched_getaffinity(0))
-    print(f"tcplab lab latency, {cores} cores available, median of {args.repeat}")
-    res: dict = {"cores": cores}
+    load = os.getloadavg()[0]
+    print(f"tcplab lab latency, {cores} cores available, load average {load:.2f} at the start, median of {args.repeat}")
+    res: dict = {"cores": cores, "load_average": load}
     with LabProcess() as lab:
         control_change(lab, 3)  # warm
         cc = control_change(lab, args.repeat)

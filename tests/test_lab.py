@@ -212,3 +212,18 @@ def test_cancelling_a_linux_run_leaves_no_namespace():
         while namespaces() - before and time.monotonic() < deadline:
             time.sleep(0.2)
         assert not namespaces() - before, "a cancelled linux run left its namespaces"
+
+
+@pytest.mark.parametrize("name, sets", [("c-parallel-sack", SHORT), ("d-tahoe-satellite", {"duration": "300s"})])
+def test_the_why_numbers_are_the_metrics_modules(tmp_path, name, sets):
+    from tcplab.metrics import summarize
+
+    doc = load_toml(f"scenarios/{name}.toml")
+    for k, v in sets.items():
+        doc = knobs.set_value(doc, k, v)
+    out = worker.run_job({"doc": doc, "engine": "packet", "folder": str(tmp_path)}, _Sink())
+    ref = summarize(tcplab.run(doc, trace=["cwnd", "queue", "seq", "drops"]))
+    sync = dict(ref["synchronization"])
+    sync.pop("window_drop_correlation", None)
+    assert out["summary"]["synchronization"] == pytest.approx(sync)
+    assert out["summary"]["slowstart_cycles"] == ref["slowstart_cycles"]

@@ -34,9 +34,9 @@ from typing import Any, Mapping
 #: largest TOML text a request may carry (bytes); the server refuses larger bodies first
 MAX_TOML_BYTES = 256 * 1024
 #: points per plotted series (min/max per time bucket beyond that)
-MAX_POINTS = 2000
+MAX_POINTS = 800
 #: packets of the sequence plot outside its loss episodes (those are kept whole)
-MAX_SEQ_POINTS = 8000
+MAX_SEQ_POINTS = 2000
 #: flows whose cwnd is drawn
 MAX_CWND_FLOWS = 10
 #: rows of the per-flow table sent to the page
@@ -45,6 +45,8 @@ MAX_FLOW_ROWS = 200
 FULL_TRACE_EVENTS = 2_000_000
 #: rows the engine holds before writing a trace table to the job folder (the progress's grain)
 SPILL_ROWS = 2048
+#: samples of cwnd and queue over a run too large to trace at every change
+SAMPLES = 2000
 
 
 def _die_with_parent() -> None:
@@ -281,14 +283,14 @@ def run_job(req: Mapping, conn) -> dict:
 def trace_plan(sc: Mapping) -> tuple[list[str], str | None]:
     """Which traces a lab run records: every change of cwnd, queue, sequence numbers
     and drops while the engine's estimate is small; beyond `FULL_TRACE_EVENTS`,
-    cwnd and queue sampled 4000 times over the run, and drops (no per-packet sends)."""
+    cwnd and queue sampled `SAMPLES` times over the run, and drops (no per-packet sends)."""
     from tcplab.scenario import _core
     from tcplab.units import parse_duration
 
     est = dict(_core().estimate_budget(json.dumps(sc)))
     if est["events"] <= FULL_TRACE_EVENTS:
         return ["cwnd", "queue", "seq", "drops"], None
-    return ["cwnd", "queue", "drops"], f"{parse_duration(sc['duration']) / 4000:.6g}s"
+    return ["cwnd", "queue", "drops"], f"{parse_duration(sc['duration']) / SAMPLES:.6g}s"
 
 
 def _run_packet(sc: dict, folder: Path, total: float, conn):
@@ -309,7 +311,9 @@ def _run_packet(sc: dict, folder: Path, total: float, conn):
     th = _progress_thread(spill, total, conn, stop)
     t0 = time.perf_counter()
     try:
-        resolved, summary, traces = _core().run_scenario(json.dumps(sc), trace_dir=str(spill), trace_rows=SPILL_ROWS)
+        # sampled traces of many flows: larger writes (the progress stays fine-grained)
+        rows = SPILL_ROWS if interval is None else 4 * SPILL_ROWS
+        resolved, summary, traces = _core().run_scenario(json.dumps(sc), trace_dir=str(spill), trace_rows=rows)
     except ValueError as exc:
         raise UserError(f"scenario: {exc}") from None
     finally:
@@ -403,7 +407,7 @@ def downsample(t, y, max_points: int = MAX_POINTS):
     return tt, yy
 
 
-def _r(a, nd=6):
+def _r(a, nd=4):
     """Numbers for JSON: rounded to `nd` decimals, NaN and ±inf as None."""
     import numpy as np
 
@@ -419,9 +423,10 @@ def describe(res, wall_s: float) -> dict:
     import numpy as np
     import pandas as pd
 
-    from tcplab.metrics import allotted_goodput, summarize
-    from tcplab.plan import first_data_seq, plan
-    from tcplab.traces import canonical, payload_bytes
+    from tcplab.metrics import (allotted_goodput, congestion_events, loss_events, slowstart_cycles,
+                                slowstart_phase_counts, synchronization)
+    from tcplab.plan import first_data_seq, payload_bytes, plan
+    from tcplab.traces import canonical
 
     m = res.metrics
     keys = ("measured_s", "reference_bps", "tcp_goodput_bps", "tcp_throughput_bps", "udp_throughput_bps",
@@ -441,14 +446,24 @@ def describe(res, wall_s: float) -> dict:
     sc = res.scenario
     p = plan(sc, resolved=True)
     start, end = p.warmup_s, p.end_s
-    try:
-        s = summarize(res)
-        summary["synchronization"] = s.get("synchronization")
-        summary["slowstart_cycles"] = s.get("slowstart_cycles")
-    except Exception as exc:  # a metric a trace does not allow is left out, with why
-        summary["error"] = f"{type(exc).__name__}: {exc}"
+    rtt = p.base_rtt_s() if (flows["kind"] == "tcp").any() else None
     tcp = tr.get("tcp")
     tcp_ids = flows.loc[flows["kind"] == "tcp", "id"].tolist()
+    drops = tr.get("drops")
+    if drops is not None and tcp_ids and rtt:
+        # paper C, Sec. V.E: drops within one RTT are one loss event of a flow, loss events
+        # within one RTT one congestion event; E[M]/N flows hit per event (as metrics.summarize)
+        d = drops[(drops["link"] == 0) & drops["flow"].isin(tcp_ids) & (drops["t"] > start) & (drops["t"] <= end)]
+        le = loss_events(d["t"], d["flow"], rtt)
+        ce = congestion_events(le["t"], le["flow"], rtt)
+        summary["synchronization"] = synchronization(ce["flows_hit"], len(tcp_ids))
+    if tcp is not None and not tcp.empty and tcp_ids and "ssthresh" in tcp and len(tcp_ids) <= MAX_CWND_FLOWS:
+        # paper D's slow-start phases per cycle, counted over the flows
+        cyc = []
+        for fid in tcp_ids:
+            f = tcp[tcp["flow"] == fid]  # the whole trace, as metrics.summarize counts them
+            cyc.append(slowstart_cycles(f["cwnd"].to_numpy(float), f["ssthresh"].to_numpy(float), t=f["t"].to_numpy(float)))
+        summary["slowstart_cycles"] = slowstart_phase_counts(np.concatenate(cyc) if cyc else [])
     if tcp is not None and not tcp.empty and tcp_ids:
         tcp = tcp[tcp["flow"].isin(tcp_ids)]
         lines = []
@@ -458,16 +473,17 @@ def describe(res, wall_s: float) -> dict:
             lines.append({"flow": int(fid), "t": _r(tt), "y": _r(yy, 3)})
         plots["cwnd"] = {"flows": lines, "shown": len(lines), "of": len(tcp_ids)}
         if "ack" in tcp:
-            pay = payload_bytes(flows, sc).loc[tcp_ids]
-            al = allotted_goodput(tcp, pay, 1.0, 0.0, end, flows, first_data_seq(sc))
             groups = flows.set_index("id").loc[tcp_ids, "group"]
+            per_group = {g: payload_bytes(sc, g) for g in groups.unique()}
+            pay = pd.Series([per_group[g] for g in groups], index=tcp_ids, dtype=float)
+            al = allotted_goodput(tcp, pay, 1.0, 0.0, end, flows, first_data_seq(sc))
             g = {str(name): _r(al[ids.index].sum(axis=1, min_count=1).to_numpy() / 1e6, 4)
                  for name, ids in groups.groupby(groups)}
             plots["goodput"] = {"t": _r(al.index.to_numpy() + 1.0), "groups": g}
             live = al[(al.index >= start) & (al.index + 1.0 <= end)]
             if live.size:
-                summary["stalled_share"] = float(np.nanmean((live.to_numpy() == 0).astype(float)
-                                                             [~np.isnan(live.to_numpy())]))
+                vals = live.to_numpy()
+                summary["stalled_share"] = float(np.mean(vals[~np.isnan(vals)] == 0)) if (~np.isnan(vals)).any() else None
     q = tr.get("queue")
     if q is not None and not q.empty:
         q0 = q[q["link"] == 0]
@@ -491,7 +507,7 @@ def describe(res, wall_s: float) -> dict:
         if d1 is not None and len(d1):
             ev = d1["t"].to_numpy()
             firsts = ev[np.r_[True, np.diff(ev) > 2 * rtt]]
-            episodes = firsts[firsts > start][:5] if (firsts > start).any() else firsts[:5]
+            episodes = firsts[firsts > start][:2] if (firsts > start).any() else firsts[:2]
 
         def pick(df):
             t = df["t"].to_numpy()

@@ -261,7 +261,10 @@ function renderPlots(r) {
   const sq = [];
   if (P.seq) {
     const s = P.seq;
-    sq.push({ x: s.t, y: s.seq, name: "sent", mode: "markers", marker: { size: 3, color: s.rtx.map((x) => x ? "red" : "#1f77b4") } });
+    const first = { x: [], y: [] }, again = { x: [], y: [] };
+    for (let i = 0; i < s.t.length; i++) { const o = s.rtx[i] ? again : first; o.x.push(s.t[i]); o.y.push(s.seq[i]); }
+    sq.push({ ...first, name: "sent", mode: "markers", marker: { size: 3, color: "#1f77b4" } });
+    sq.push({ ...again, name: "retransmitted", mode: "markers", marker: { size: 5, color: "red" } });
     if (s.ack_t) sq.push({ x: s.ack_t, y: s.ack, name: "ack", mode: "lines", line: { shape: "hv", width: 1, color: "green" } });
     if (s.drop_t) sq.push({ x: s.drop_t, y: s.drop_seq, name: "drop", mode: "markers", marker: { symbol: "x", size: 7, color: "black" } });
   }
