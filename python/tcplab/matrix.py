@@ -12,7 +12,7 @@ a run against the invariants:
 - no flow's goodput exceeds its own bottleneck's rate;
 - packets are conserved on every link direction: arrivals = departures + drops +
   error losses, up to what a queue and its serializer can hold at the window's two
-  ends (2 × (buffer + 1) packets);
+  ends (2 × (buffer + 1) packets); the flows' drops add up to the links';
 - a flow delivers no more than it sent, and drops no more than it sent;
 - `clean_case` (one long flow on an otherwise empty dumbbell with a buffer of one
   bandwidth-delay product): the bottleneck is at least 90 % busy for every
@@ -175,6 +175,11 @@ def check(case: Case, sc: dict, result, clean: bool = False) -> Verdict:
                 problems.append(f"{row.name} {row.direction}: arrivals {row.arrivals} ≠ departures "
                                 f"{row.departures} + drops {row.drops} + errors {errors} (off by {gap}, "
                                 f"more than the {bound} packets a queue holds at the window's ends)")
+    if "drops" in result.flows and "drops" in links:
+        # every loss happens on some link, and both count it by the same window
+        by_flows, by_links = result.flows["drops"].sum(), links["drops"].sum()
+        if by_flows == by_flows and by_links == by_links and by_flows != by_links:
+            problems.append(f"the flows lost {by_flows} packets, the links dropped {by_links}")
     for w in result.metrics.get("warnings") or []:
         problems.append(w)
     f = result.flows
@@ -256,7 +261,8 @@ def markdown() -> str:
            f"({BDP_PKTS} packets), two flows per group, 20 s with a 5 s warm-up.", "",
            "Invariants of every run: every link direction carries at most its rate; no flow's goodput "
            "exceeds its own bottleneck's rate; packets are conserved on every link direction (arrivals = "
-           "departures + drops + error losses, up to what a queue holds at the window's two ends); a flow "
+           "departures + drops + error losses, up to what a queue holds at the window's two ends) and the "
+           "flows' drops add up to the links'; a flow "
            "delivers no more than it sent (plus what was in flight when the window opened) and drops no "
            "more than it sent.", "",
            f"{len(refusals)} combinations: {sum(r is None for r in refusals.values())} run, "

@@ -247,6 +247,7 @@ impl Sim {
             rto_orders: vec![(SimTime::MAX, Order::default()); nflows],
             rec,
             flow_drops: vec![0; nflows],
+            late_drops: vec![0; nflows],
             warm_done: warmup == 0,
             warm_flows: None,
             warm_links: None,

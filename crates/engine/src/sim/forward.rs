@@ -180,8 +180,19 @@ impl Sim {
         t.select(victim, now);
     }
 
+    /// Packet `p` is lost on link `l` at instant `now` — which may be after the
+    /// simulator's clock: a chained link decides at once (see `forward`). A
+    /// flow's drop counts, like a link's (`Link::set_marks`), hold what happened
+    /// by each mark: a drop after the run's end is not the run's, and one after
+    /// the warm-up mark decided before its snapshot is set aside for it.
     pub(super) fn dropped(&mut self, p: &Packet, l: u32, now: SimTime, cause: DropCause) {
-        self.flow_drops[p.flow as usize] += 1;
+        let f = p.flow as usize;
+        if now <= self.end {
+            self.flow_drops[f] += 1;
+            if !self.warm_done && now > self.warmup {
+                self.late_drops[f] += 1;
+            }
+        }
         self.rec.drop(now, l, p.flow, p.seq, cause);
     }
 }

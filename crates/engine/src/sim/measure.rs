@@ -124,6 +124,16 @@ impl Sim {
             .collect()
     }
 
+    /// The flows' counts at the warm-up mark: drops decided before it for
+    /// instants after it are the window's (see `Sim::dropped`).
+    pub(super) fn warm_flow_counts(&self) -> Vec<FlowCount> {
+        let mut counts = self.flow_counts();
+        for (c, late) in counts.iter_mut().zip(&self.late_drops) {
+            c.drops -= late;
+        }
+        counts
+    }
+
     pub(super) fn link_counts(&mut self, now: SimTime) -> Vec<LinkSnapshot> {
         self.links.iter_mut().map(|l| l.snapshot(now)).collect()
     }

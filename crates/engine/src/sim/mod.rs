@@ -81,6 +81,10 @@ pub struct Sim {
     rto_orders: Vec<(SimTime, Order)>,
     rec: Recorder,
     flow_drops: Vec<u64>,
+    /// Drops decided before the warm-up snapshot for instants after it (a
+    /// chained link decides a packet's fate when it enters the chain): they
+    /// belong to the window, as a link's `Late` counts do.
+    late_drops: Vec<u64>,
     /// The warm-up snapshot has been taken (or there is none).
     warm_done: bool,
     warm_flows: Option<Vec<FlowCount>>,
@@ -182,7 +186,7 @@ impl Sim {
                 },
                 Event::Warmup => {
                     self.warm_done = true;
-                    self.warm_flows = Some(self.flow_counts());
+                    self.warm_flows = Some(self.warm_flow_counts());
                     self.warm_links = Some(self.link_counts(now));
                     self.release_held(end);
                 }
