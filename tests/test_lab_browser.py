@@ -128,6 +128,7 @@ def test_moving_the_buffer_updates_models_table_and_plots(lab, browser):
     cwnd = browser.execute_script("return document.getElementById('plot-cwnd').data.map(t => t.name)")
     assert any(n.startswith("AIMD peak (B + μτ)/N = 21.0") for n in cwnd)  # (60 + 150)/10
     assert "buffer=60" in browser.execute_script("return decodeURIComponent(location.hash)")
+    assert "\nbuffer = 60\n" in browser.execute_script("return document.getElementById('toml').value")
     assert not _errors(browser)
     browser.save_screenshot(str(ART / "02-buffer-60.png"))
 
@@ -223,3 +224,23 @@ def test_ns2_on_request_joins_the_table(lab, browser):
     rows = _rows(browser)
     assert "ns2 engine" in rows and rows["ns2 engine"][5].endswith("%")  # its difference to the packet engine
     browser.save_screenshot(str(ART / "07-ns2-row.png"))
+
+
+def test_the_toml_pane_and_the_controls_stay_in_sync(lab, browser, tmp_path):
+    _open(browser, lab, "c-parallel-sack", SHORT)
+    q = _n(browser, "quickSeq")
+    area = browser.find_element("id", "toml")
+    text = area.get_attribute("value").replace("count = 10", "count = 4")
+    browser.execute_script("const a = arguments[0]; a.value = arguments[1]; a.dispatchEvent(new Event('input'));", area, text)
+    _wait(browser, f"return +document.body.dataset.quickSeq > {q}")
+    assert browser.execute_script("return document.querySelector(\".ctl[data-key='flows.sack.count'] input.num\").value") == "4"
+    rows = _rows(browser)
+    assert rows["closed form aimd-one"][1] == "0.923"  # Theorem 1 at N = 4: 1 − 1/13
+    # an uploaded file replaces the scenario
+    path = tmp_path / "mine.toml"
+    path.write_text(text.replace('name = "c-parallel-sack"', 'name = "my-upload"'))
+    q = _n(browser, "quickSeq")
+    browser.find_element("id", "upload").send_keys(str(path))
+    _wait(browser, f"return +document.body.dataset.quickSeq > {q}")
+    assert browser.execute_script("return document.getElementById('sc-name').textContent") == "my-upload"
+    assert "toml=" in browser.execute_script("return location.hash")  # a pasted scenario travels whole in the link
