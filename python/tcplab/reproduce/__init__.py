@@ -194,6 +194,10 @@ class Context:
                 self.progress.start()
         df = Store(where).frame()
         keys = {p.key for p in planned}
+        if keys and ("key" not in df.columns or not df["key"].isin(keys).any()):
+            # every part just written was refused on reading back: say where, never a KeyError
+            raise UserError(f"sweep {name}: no result could be read back from {where / 'store'}; "
+                            "see the warnings above")
         df = df[df["key"].isin(keys)].copy()
         bad = df[df["status"] != "ok"]
         if len(bad):
