@@ -241,10 +241,16 @@ function renderDownloads(r) {
 
 // --- plots, with the models' lines and linked time axes ---
 const PLOTS = ["plot-cwnd", "plot-queue", "plot-goodput", "plot-seq"];
-const layout = (title, ytitle, extra = {}) => ({ title: { text: title, font: { size: 13 } }, margin: { l: 55, r: 10, t: 30, b: 35 },
-  xaxis: { title: { text: "time (s)" } }, yaxis: { title: { text: ytitle } }, hovermode: "closest", showlegend: true, legend: { font: { size: 10 } }, ...extra });
+// one plotting width for every plot (legends outside, in a fixed margin) and one time range:
+// the time axes line up, and zooming one zooms all (linkAxes)
+let timeRange = null;
+const layout = (title, ytitle, extra = {}) => ({ title: { text: title, font: { size: 13 } }, margin: { l: 60, r: 240, t: 30, b: 35 },
+  xaxis: { title: { text: "time (s)" }, range: timeRange ? [...timeRange] : undefined },
+  yaxis: { title: { text: ytitle }, rangemode: "tozero" }, hovermode: "closest", showlegend: true,
+  legend: { font: { size: 10 }, x: 1.02, xanchor: "left", y: 1 }, ...extra });
 function renderPlots(r) {
   const P = r.plots, q = state.quick;
+  timeRange = [0, r.end_s];
   const cfg = { responsive: true, displaylogo: false };
   const cw = [];
   if (P.cwnd) for (const f of P.cwnd.flows) cw.push({ x: f.t, y: f.y, name: `flow ${f.flow}`, mode: "lines", line: { shape: "hv", width: 1 } });
