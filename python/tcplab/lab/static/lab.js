@@ -19,6 +19,7 @@ async function api(path, body) {
 }
 
 const fmt = (v, d = 3) => (v === null || v === undefined || Number.isNaN(v)) ? "–" : (+v).toPrecision(d);
+const fmtMs = (v) => (v < 10 ? v.toFixed(1) : Math.round(v)) + " ms";
 const mbps = (v) => (v === null || v === undefined) ? "–" : (v / 1e6).toFixed(3) + " Mb/s";
 
 // --- URL: the scenario and the knobs (same URL, same result: the seed is in the scenario) ---
@@ -211,7 +212,7 @@ function renderTable() {
   if (q) {
     for (const r of q.rows) {
       const tr = row("model", [r.engine, mbps(r.goodput_bps), fmt(r.utilization), "–", "–", fmt(r.jain_index), delta(r.goodput_bps),
-        r.engine.startsWith("fluid") ? `${fmt(q.ms.fluid, 2)} ms` : `${fmt(q.ms.closed_forms, 2)} ms`]);
+        fmtMs(r.engine.startsWith("fluid") ? q.ms.fluid : q.ms.closed_forms)]);
       tr.title = r.source || "";
     }
     if (!q.rows.length) row("model", ["closed forms", "no model applies (see Why)", "", "", "", "", "", ""]);
