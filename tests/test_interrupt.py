@@ -112,3 +112,24 @@ def test_reproduce_stopped_in_its_sweep_writes_no_verdict_and_resumes(tmp_path, 
     assert "already stored" in again.stderr, "resumed from the stored points"
     claims = json.loads((out / "parallel-aimd" / "claims.json").read_text())
     assert [c["id"] for c in claims] == ["C6"]
+
+
+def test_tcplab_run_exits_143_on_sigterm_and_writes_nothing(tmp_path):
+    out = tmp_path / "out"
+    p = subprocess.Popen([sys.executable, "-c", CHILD, "run", str(ROOT / "scenarios" / "b-dumbbell.toml"),
+                          *LONG, "--trace", "cwnd", "--force", "--out", str(out)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    try:
+        assert p.stdout.readline().strip() == "ready"
+        time.sleep(2.0)
+        assert p.poll() is None, "the run ended before it was stopped"
+        p.send_signal(signal.SIGTERM)
+        rc = p.wait(timeout=10)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    err = p.stderr.read()
+    assert rc == 143, err
+    assert "interrupted (SIGTERM)" in err and "Traceback" not in err
+    assert sorted(os.listdir(tmp_path)) == [], "neither the output nor its temporary folder (nor the streamed traces)"

@@ -193,3 +193,75 @@ def shutil_rmtree(p: Path) -> None:
     import shutil
 
     shutil.rmtree(p)
+
+
+# --- the output layer's pieces: file targets, atomic files, the command wrapper ---------------------------
+
+def test_check_output_file_refuses_a_folder_a_dangling_link_and_a_missing_folder(tmp_path):
+    from tcplab.outdir import OutputError, check_output_file
+
+    (tmp_path / "d.csv").mkdir()
+    (tmp_path / "link.csv").symlink_to(tmp_path / "nowhere" / "x.csv")
+    (tmp_path / "afile").write_text("mine")
+    for bad, says in [("d.csv", "is a folder"), ("link.csv", "symbolic link"), ("afile/x.csv", "is a file"),
+                      ("missing/x.csv", "does not exist")]:
+        with pytest.raises(OutputError, match=says):
+            check_output_file(tmp_path / bad, "--csv")
+    assert not (tmp_path / "nowhere").exists()
+    (tmp_path / "target.csv").write_text("old")
+    (tmp_path / "ok.csv").symlink_to(tmp_path / "target.csv")
+    assert check_output_file(tmp_path / "ok.csv") == tmp_path / "target.csv", "a link to a file: that file"
+
+
+def test_atomic_file_keeps_the_old_file_when_the_writer_fails(tmp_path):
+    from tcplab.outdir import atomic_file
+
+    path = tmp_path / "x.csv"
+    path.write_text("old, whole\n")
+    with pytest.raises(RuntimeError):
+        with atomic_file(path) as fh:
+            fh.write("new, cut")
+            raise RuntimeError("the writer failed half-way")
+    assert path.read_text() == "old, whole\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.csv"], "no temporary file left"
+    with atomic_file(path) as fh:
+        fh.write("new, whole\n")
+    assert path.read_text() == "new, whole\n" and sorted(p.name for p in tmp_path.iterdir()) == ["x.csv"]
+
+
+def test_command_turns_oserror_and_signals_into_exit_codes(tmp_path, capsys):
+    import argparse
+    import errno
+
+    from tcplab.interrupts import Terminated
+    from tcplab.outdir import OutputError, command
+
+    out = tmp_path / "o"
+
+    @command("out", inputs=("scenario",))
+    def full(args):
+        raise OSError(errno.ENOSPC, "No space left on device", str(out / "flows.csv"))
+
+    with pytest.raises(OutputError, match=r"--out .*/o: cannot write .*flows.csv: No space left on device; free"):
+        full(argparse.Namespace(out=str(out), scenario="s.toml"))
+
+    @command("out", inputs=("scenario",))
+    def unreadable(args):
+        raise PermissionError(errno.EACCES, "Permission denied", "s.toml")
+
+    with pytest.raises(OutputError, match="SCENARIO s.toml: cannot read: Permission denied"):
+        unreadable(argparse.Namespace(out=None, scenario="s.toml"))
+
+    @command("out")
+    def ctrl_c(args):
+        raise KeyboardInterrupt
+
+    @command("out", resumable=True)
+    def term(args):
+        raise Terminated()
+
+    assert ctrl_c(argparse.Namespace(out=None)) == 130
+    assert "interrupted (Ctrl-C)" in capsys.readouterr().err
+    assert term(argparse.Namespace(out=None)) == 143
+    err = capsys.readouterr().err
+    assert "interrupted (SIGTERM)" in err and "the same command resumes" in err

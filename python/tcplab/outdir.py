@@ -245,12 +245,13 @@ def output_error(exc: OSError, option: str | None, given: str | None, verb: str 
     return OutputError(f"{head}: {detail}: {cause}" + (f"; {hint}" if hint else ""))
 
 
-def command(*options: str, inputs: tuple[str, ...] = ()):
+def command(*options: str, inputs: tuple[str, ...] = (), resumable: bool = False):
     """Decorate a subcommand's `main(args)`: SIGTERM raises (`tcplab.interrupts`);
     Ctrl-C or SIGTERM end it with a one-line message and exit 130 or 143; an
     `OSError` becomes an `OutputError` naming the path, the option among
     `options` (attribute names of `args`, such as "out") it belongs to, and the
-    cause."""
+    cause. `resumable`: the command stores what it computed (sweep, reproduce), and
+    the message says the same command resumes."""
     import functools
     import sys
 
@@ -264,8 +265,9 @@ def command(*options: str, inputs: tuple[str, ...] = ()):
                     return main(args)
                 except KeyboardInterrupt as exc:
                     print(f"tcplab: interrupted ({signal_name(exc)}): stopped before the end; nothing was "
-                          "written from partial results (run the same command again to resume what is "
-                          "cached)", file=sys.stderr)
+                          "written from partial results"
+                          + ("; what was computed is stored: the same command resumes from it" if resumable
+                             else ""), file=sys.stderr)
                     return exit_code(exc)
                 except UserError:
                     raise

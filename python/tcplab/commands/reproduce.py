@@ -65,7 +65,7 @@ def check_report_dir(out: Path, option: str = "--out") -> None:
     _check_writable(ancestor, option, given)
 
 
-@command("out", "cache")
+@command("out", "cache", resumable=True)
 def main(args) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn

@@ -71,7 +71,7 @@ def check_sweep_dir(out: Path, option: str = "--out") -> None:
     _check_writable(out if out.is_dir() else ancestor, option, given)
 
 
-@command("out")
+@command("out", resumable=True)
 def main(args) -> int:
     from tcplab.errors import UserError
     from tcplab.sweep import load_sweep, plan, run_sweep
