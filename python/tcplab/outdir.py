@@ -274,7 +274,8 @@ def command(*options: str, inputs: tuple[str, ...] = (), resumable: bool = False
                 except OSError as exc:
                     attr, given = _option_of(exc, args, options + inputs)
                     if attr is None:
-                        option, verb = None, "cannot read or write"
+                        writing = exc.errno in (errno.EROFS, errno.ENOSPC, errno.EDQUOT)
+                        option, verb = None, "cannot write" if writing else "cannot read or write"
                     elif attr in inputs:  # a positional argument: named as --help names it
                         option, verb = attr.upper().replace("_", "-"), "cannot read"
                     else:

@@ -131,6 +131,10 @@ def main(args) -> int:
         for name in ("compare.json", "cwnd.png"):
             if Path(args.out).is_dir():
                 check_output_file(Path(args.out) / name, "--out")
+    else:  # the new compare-<scenario>-<time>/ goes here: writable, with room, before the runs
+        from tcplab.outdir import _check_writable
+
+        _check_writable(Path.cwd(), "--out", "(not given: a new folder in the current one)")
     results, fig = compare(args.scenario, engines, args.overrides, flows)
     tab = table(results)
     out = Path(args.out) if args.out else _fresh_dir(args.scenario)
