@@ -614,6 +614,20 @@ def export_tcl(scenario: dict) -> str:
     return _tcl(_plan(scenario))
 
 
+#: ns-2's default IP TTL (ns-default.tcl `Agent set ttl_ 32`): a packet crosses at most
+#: 31 links.
+NS2_DEFAULT_TTL = 32
+
+
+def _longest_route(plan: _Plan) -> int:
+    """The most links any flow's data crosses."""
+    if plan.topology == "dumbbell":
+        return 3
+    if plan.topology == "path":
+        return len(plan.chain)
+    return max((f.hops[1] - f.hops[0] + 1 + 2 for f in plan.flows), default=0)
+
+
 def _tcl(plan: _Plan, progress_steps: int = 0) -> str:
     """The script; with `progress_steps` it also prints `tcplab-progress <now>` on
     stdout that many times over the run (events of their own: ns-2 orders events
@@ -632,6 +646,11 @@ def _tcl(plan: _Plan, progress_steps: int = 0) -> str:
         w(f"# Node ids: R1 = 0, R2 = 1, source of flow i = 2 + i, sink of flow i = {2 + n} + i.")
     w("")
     w("set ns [new Simulator]")
+    longest = _longest_route(plan)
+    if longest >= NS2_DEFAULT_TTL:
+        # ns-2's packets die after ttl_ hops (ns-default.tcl: Agent set ttl_ 32): a route
+        # of 32 links or more would deliver nothing
+        w(f"Agent set ttl_ {longest + 1}")
     w("global defaultRNG")
     if plan.seed > 0:
         w("# ns-2's default RNG draws each TCP agent's clock phase (boot_time_).")

@@ -484,3 +484,21 @@ fn cubic_is_refused_with_reno_and_newreno_recovery() {
         Scenario::from_json(&group(v)).unwrap().resolve().expect(v);
     }
 }
+
+/// A path longer than a route can be is refused by key before any run (it
+/// panicked in the engine's build, and `tcplab plan` accepted it).
+#[test]
+fn a_route_over_255_links_is_refused_by_key() {
+    let path = |n: usize| {
+        let link = r#"{"rate": "10Mbps", "delay": "1ms", "buffer": 10}"#;
+        let links = vec![link; n].join(", ");
+        format!(
+            r#"{{"duration": "1s", "topology": {{"kind": "path", "links": [{links}]}},
+               "flows": {{"tcp": {{"kind": "tcp"}}}}}}"#
+        )
+    };
+    Plan::from_scenario(&Scenario::from_json(&path(255)).unwrap()).expect("255 links run");
+    let e = Plan::from_scenario(&Scenario::from_json(&path(256)).unwrap()).unwrap_err();
+    assert_eq!(e.path, "topology.links");
+    assert!(e.message.contains("256"), "{e}");
+}

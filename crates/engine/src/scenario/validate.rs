@@ -934,6 +934,21 @@ impl Scenario {
                 format!("a {kind} has no such key (it needs {})", needs.join(", ")),
             ));
         }
+        // the longest route: every link of a path; a parking lot's long flow
+        // with its access and sink-access links
+        let longest = t.links.len() + if t.kind == TopologyKind::ParkingLot { 2 } else { 0 };
+        if longest > MAX_ROUTE_LINKS {
+            return Err(err(
+                "topology.links",
+                format!(
+                    "a route crosses at most {MAX_ROUTE_LINKS} links (a packet keeps its place \
+                     on its route in one byte); this {kind}'s longest crosses {longest}"
+                ),
+            ));
+        }
         Ok(())
     }
 }
+
+/// The most links one route may cross (`Packet::hop` is a byte).
+pub const MAX_ROUTE_LINKS: usize = u8::MAX as usize;
