@@ -246,3 +246,14 @@ def test_a_short_linux_run_with_start_jitter():
         assert got.loc[f["id"], "start_s"] == f["start_ns"] / 1e9
         assert got.loc[f["id"], "delivered_bytes"] > 0
     assert res.metrics["bottleneck_utilization"] > 0.5
+
+
+def test_many_flow_errors_are_summarized_by_cause():
+    # 500 flows once gave a 14 KB message listing every flow's bind error
+    from tcplab.backends.linux import _summarize_flow_errors
+
+    errors = [f"flow {i}: bind: Cannot assign requested address (os error 99)" for i in range(445, 500)]
+    text = _summarize_flow_errors(errors + ["flow 3: connect: Connection refused"], {"tcp": [{}] * 500})
+    assert "55 of 500 flows failed: bind: Cannot assign requested address" in text
+    assert "1 of 500 flows failed: connect: Connection refused (flows 3)" in text
+    assert "start_jitter" in text and len(text) < 600

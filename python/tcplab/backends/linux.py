@@ -450,7 +450,7 @@ def run_linux(scenario: dict, *, workdir: str | None = None, keep: bool = False)
         recv_out = json.loads((wd / "recv.json").read_text())
         send_out = json.loads((wd / "send.json").read_text())
         if send_out["errors"]:
-            raise LinuxError("sender: " + "; ".join(send_out["errors"]))
+            raise LinuxError("sender: " + _summarize_flow_errors(send_out["errors"], plan))
         raw = _result(scenario, plan, emu_out, recv_out, send_out)
         raw["wall_s"] = time.perf_counter() - t_wall
         if keep or not own_dir:
@@ -476,6 +476,32 @@ def run_linux(scenario: dict, *, workdir: str | None = None, keep: bool = False)
 
 
 # ------------------------------------------------------------------ the result
+
+def _summarize_flow_errors(errors: list[str], plan: dict) -> str:
+    """The sender's per-flow errors in a few lines, however many flows failed:
+    one line per distinct cause, with how many flows and which (the first few).
+    Observed: several hundred flows connecting at once may get "bind: Cannot
+    assign requested address" from the kernel for some of them (450 flows:
+    intermittently, from about flow 445 on); fewer flows, or start_jitter, help."""
+    import re
+
+    by_cause: dict[str, list[str]] = {}
+    for e in errors:
+        m = re.match(r"flow (\d+): (.*)", e)
+        flow, cause = (m.group(1), m.group(2)) if m else ("?", e)
+        by_cause.setdefault(cause, []).append(flow)
+    n = len(plan.get("tcp", [])) or len(errors)
+    lines = []
+    for cause, flows in by_cause.items():
+        shown = ", ".join(sorted(flows, key=lambda x: int(x) if x.isdigit() else -1)[:8])
+        more = f", … ({len(flows) - 8} more)" if len(flows) > 8 else ""
+        lines.append(f"{len(flows)} of {n} flows failed: {cause} (flows {shown}{more})")
+    hint = ""
+    if any("Cannot assign requested address" in c for c in by_cause):
+        hint = ("; the kernel refused some of many simultaneous connections: run fewer flows, or "
+                "spread their starts (flows.GROUP.start_jitter)")
+    return "; ".join(lines) + hint
+
 
 def _kernel_version() -> str:
     return platform.release()
