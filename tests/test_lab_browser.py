@@ -35,8 +35,18 @@ SHORT = {"duration": "60s", "warmup": "5s"}
 
 
 @pytest.fixture(scope="module")
-def lab():
-    with LabProcess() as lab:
+def report(tmp_path_factory):
+    """A small reproduction report (paper D, tiny mode): the gallery's verdicts and figures."""
+    from tcplab.cli import main
+
+    out = tmp_path_factory.mktemp("lab-report")
+    assert main(["reproduce", "triple-slowstart", "--tiny", "--out", str(out)]) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def lab(report):
+    with LabProcess("--report", str(report)) as lab:
         yield lab
 
 
@@ -176,6 +186,13 @@ def test_the_gallery_opens_a_claim_live(lab, browser):
     cards = _wait(browser, "const c = [...document.querySelectorAll('.card')].map(c => c.dataset.claim);"
                            "return c.length ? c : null")
     assert cards[0] == "A1" and cards[-1] == "D4" and len(cards) >= 30
+    # the report's verdict and figure on paper D's cards (loaded), the docs' verdicts on the others
+    imgs = _wait(browser, "const i = [...document.querySelectorAll(\".card[data-claim^='D'] img.thumb\")];"
+                          "return i.length === 4 && i.every(x => x.complete && x.naturalWidth > 0) ? i.length : null")
+    assert imgs == 4
+    browser.execute_script("document.querySelector(\".card[data-claim='D1']\").scrollIntoView()")
+    browser.save_screenshot(str(ART / "05-gallery-paper-d-cards.png"))
+    assert not browser.execute_script("return document.querySelectorAll(\".card[data-claim^='A'] img.thumb\").length")
     p = _n(browser, "plotSeq")
     browser.execute_script("document.querySelector(\".card[data-claim='D3'] button.open\").click()")
     _wait(browser, f"return +document.body.dataset.plotSeq > {p} && "
@@ -186,14 +203,14 @@ def test_the_gallery_opens_a_claim_live(lab, browser):
     why = browser.execute_script("return document.getElementById('why').textContent")
     assert "3 slow start(s) per cycle predicted" in why
     assert not _errors(browser)
-    browser.save_screenshot(str(ART / "05-gallery-d3-triple-slowstart.png"))
+    browser.save_screenshot(str(ART / "06-gallery-d3-triple-slowstart.png"))
     # zoom to a loss episode: every plot's time axis follows (13 RTTs around the first loss)
     browser.find_element("id", "zoom-loss").click()
     spans = _wait(browser, "const r = ['plot-cwnd', 'plot-queue', 'plot-goodput', 'plot-seq'].map("
                            "id => document.getElementById(id).layout.xaxis.range);"
                            "return r.every(x => x && x[1] - x[0] < 60) ? r.map(x => x[1] - x[0]) : null")
     assert spans == pytest.approx([13 * 0.56] * 4, rel=0.02)
-    browser.save_screenshot(str(ART / "06-loss-episode.png"))
+    browser.save_screenshot(str(ART / "07-loss-episode.png"))
 
 
 def test_figures_and_results_download(lab, browser):
@@ -223,7 +240,7 @@ def test_ns2_on_request_joins_the_table(lab, browser):
     _wait(browser, "return document.getElementById('engine-note').dataset.state === 'done'", 120)
     rows = _rows(browser)
     assert "ns2 engine" in rows and rows["ns2 engine"][5].endswith("%")  # its difference to the packet engine
-    browser.save_screenshot(str(ART / "07-ns2-row.png"))
+    browser.save_screenshot(str(ART / "08-ns2-row.png"))
 
 
 def test_the_toml_pane_and_the_controls_stay_in_sync(lab, browser, tmp_path):

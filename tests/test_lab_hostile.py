@@ -120,6 +120,11 @@ def test_path_traversal_in_a_download_name_is_refused(lab):
         assert "root:" not in str(body)
     status, body, _ = lab.get("/api/jobs/..%2F..%2Fetc/files/passwd")
     assert status == 404
+    # the gallery's figures: only a report's figures the gallery lists
+    for path in ("/api/figures/triple-slowstart/..%2F..%2F..%2Fetc%2Fpasswd", "/api/figures/../../etc/passwd",
+                 "/api/figures/x/y.png"):
+        status, body, _ = lab.get(path)
+        assert status == 404 and "root:" not in str(body), path
 
 
 def test_rate_files_outside_the_package_are_refused(lab):

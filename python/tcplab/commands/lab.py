@@ -22,6 +22,9 @@ def register(sub) -> None:
                    help="example scenario to open (a name from scenarios/, e.g. c-parallel-sack, or its path)")
     p.add_argument("--port", type=int, default=0, metavar="N", help="port on 127.0.0.1 (default: a free one)")
     p.add_argument("--no-browser", action="store_true", help="do not open a browser; only print the URL")
+    p.add_argument("--report", default=None, metavar="DIR",
+                   help="a `tcplab reproduce --out DIR` report whose verdicts and figures the gallery shows "
+                        "(default: ./reports if there is one)")
     p.set_defaults(func=main)
 
 
@@ -55,7 +58,10 @@ def main(args) -> int:
     if not 0 <= args.port <= 65535:
         raise UserError(f"--port: expected 0..65535, got {args.port}")
     port = args.port or _free_port()
-    lab = Lab()
+    report = Path(args.report) if args.report else (Path("reports") if (Path("reports") / "index.html").is_file() else None)
+    if report is not None and not report.is_dir():
+        raise UserError(f"--report {args.report}: no such folder")
+    lab = Lab(report=report)
     app = create_app(lab)
     fragment = f"#scenario={quote(example)}" if example else ""
     url = f"http://127.0.0.1:{port}/?token={lab.token}{fragment}"

@@ -71,17 +71,45 @@ def verdicts() -> dict[str, str]:
     return out
 
 
-def cards() -> list[dict]:
-    """One card per claim, in the papers' order."""
+def report_rows(report: Path | None, slug: str) -> dict[str, dict]:
+    """claim → its row of a `tcplab reproduce --out DIR` report (DIR/<paper>/claims.json), if there is one."""
+    import json
+
+    if report is None:
+        return {}
+    f = Path(report) / slug / "claims.json"
+    try:
+        return {r["id"]: r for r in json.loads(f.read_text())}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+
+
+def figure_file(report: Path, slug: str, stem: str) -> Path | None:
+    """The report's picture of a figure: its thumbnail, else the full PNG."""
+    for f in (Path(report) / slug / "thumbs" / f"{stem}.png", Path(report) / slug / f"{stem}.png"):
+        if f.is_file():
+            return f
+    return None
+
+
+def cards(report: Path | None = None) -> list[dict]:
+    """One card per claim, in the papers' order. With `report` (a folder `tcplab reproduce
+    --out` wrote), each card takes its verdict and figure from there; else the verdict
+    from docs/reproduce.md and no figure."""
     from tcplab.reproduce import PAPERS, load_paper
 
     v = verdicts()
     out = []
     for slug in PAPERS:
         paper = load_paper(slug)
+        rows = report_rows(report, slug)
         for c in paper.claims:
             scenario, sets, knobs = LIVE.get(c.id, (None, {}, ""))
-            out.append({"id": c.id, "paper": paper.letter, "paper_title": paper.title, "title": c.title,
-                        "statement": c.paper, "figure": c.figure, "verdict": v.get(c.id, "run tcplab reproduce"),
-                        "scenario": scenario, "set": sets, "knobs": knobs})
+            row = rows.get(c.id, {})
+            stems = [s for s in row.get("figures") or [] if isinstance(s, str) and figure_file(report, slug, s)]
+            out.append({"id": c.id, "paper": paper.letter, "slug": slug, "paper_title": paper.title, "title": c.title,
+                        "statement": c.paper, "figure": c.figure,
+                        "verdict": row.get("verdict") or v.get(c.id, "run tcplab reproduce"),
+                        "verdict_from": "report" if row.get("verdict") else "docs/reproduce.md",
+                        "figures": stems, "scenario": scenario, "set": sets, "knobs": knobs})
     return out

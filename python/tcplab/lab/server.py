@@ -159,8 +159,12 @@ class Job:
 class Lab:
     """The server's state: the token, its folder, the workers and the jobs."""
 
-    def __init__(self, token: str | None = None, folder: Path | None = None):
+    def __init__(self, token: str | None = None, folder: Path | None = None, report: Path | None = None):
         self.token = token or secrets.token_urlsafe(24)
+        #: a `tcplab reproduce --out` folder: the gallery's verdicts and figures (read only)
+        self.report = Path(report).resolve() if report else None
+        #: (paper, figure stem) pairs the gallery offers: the only figures served
+        self.figures: set[tuple[str, str]] = set()
         self.folder = Path(folder) if folder else Path(tempfile.mkdtemp(prefix="tcplab-lab-"))
         self.folder.mkdir(parents=True, exist_ok=True)
         self.jobs: dict[str, Job] = {}
@@ -418,10 +422,23 @@ def create_app(lab: Lab | None = None) -> Starlette:
         return JSONResponse(out)
 
     async def gallery(request: Request) -> Response:
-        ans = await lab.analyze({"op": "gallery"})
+        ans = await lab.analyze({"op": "gallery", "report": str(lab.report) if lab.report else None})
         if ans.get("type") == "error":
             return _error(500, ans["message"])
+        for c in ans["cards"]:
+            lab.figures |= {(c["slug"], s) for s in c["figures"]}
+            c["figure_urls"] = [f"/api/figures/{c['slug']}/{s}.png" for s in c["figures"]]
         return JSONResponse(ans["cards"])
+
+    def figure(request: Request) -> Response:
+        from tcplab.lab.gallery import figure_file
+
+        slug, name = request.path_params["slug"], request.path_params["name"]
+        stem = name[:-4] if name.endswith(".png") else None
+        if lab.report is None or stem is None or (slug, stem) not in lab.figures:
+            return _error(404, f"no figure {slug}/{name} in the gallery")
+        f = figure_file(lab.report, slug, stem)
+        return FileResponse(f, media_type="image/png") if f else _error(404, f"no figure {slug}/{name}")
 
     def engines(request: Request) -> Response:
         return JSONResponse(available_engines())
@@ -538,6 +555,7 @@ def create_app(lab: Lab | None = None) -> Starlette:
         Route("/api/examples", examples),
         Route("/api/gallery", gallery),
         Route("/api/engines", engines),
+        Route("/api/figures/{slug}/{name}", figure),
         Route("/api/analyze", analyze, methods=["POST"]),
         Route("/api/run", run, methods=["POST"]),
         Route("/api/jobs/{job}/events", events),

@@ -193,7 +193,8 @@ def gallery(req: Mapping) -> dict:
     """The papers' gallery (`tcplab.lab.gallery`; it imports the reproduction, so a worker builds it)."""
     from tcplab.lab.gallery import cards
 
-    return {"cards": cards()}
+    report = req.get("report")
+    return {"cards": cards(Path(report) if report else None)}
 
 
 def analyze(req: Mapping) -> dict:

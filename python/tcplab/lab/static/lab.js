@@ -375,7 +375,8 @@ async function renderGallery() {
   for (const c of cards) {
     const d = document.createElement("div"); d.className = "card"; d.dataset.claim = c.id;
     const h = document.createElement("h4"); h.textContent = `${c.id} — ${c.title}`; d.appendChild(h);
-    const v = document.createElement("div"); v.className = "verdict " + c.verdict; v.textContent = c.verdict; d.appendChild(v);
+    const v = document.createElement("div"); v.className = "verdict " + c.verdict; v.textContent = c.verdict; v.title = `from ${c.verdict_from}`; d.appendChild(v);
+    for (const url of (c.figure_urls || []).slice(0, 1)) { const img = document.createElement("img"); img.src = url; img.alt = `${c.id} figure`; img.className = "thumb"; d.appendChild(img); }
     const st = document.createElement("div"); st.textContent = c.statement; d.appendChild(st);
     const fg = document.createElement("div"); fg.className = "fig"; fg.textContent = `figure: ${c.figure || "—"}`; d.appendChild(fg);
     const kn = document.createElement("div"); kn.className = "knobs"; kn.textContent = `knobs: ${c.knobs}`; d.appendChild(kn);
