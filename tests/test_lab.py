@@ -52,6 +52,9 @@ def test_controls_show_the_scenario_values_and_engine_defaults():
     assert ctl["topology.bottleneck.delay"]["value"] == pytest.approx(50.0)  # ms
     assert ctl["flows.sack.count"]["value"] == 10
     assert ctl["flows.sack.beta"]["value"] == 0.5  # the engine's default, not written in the file
+    # each control names the scenario reference's default
+    assert ctl["flows.sack.beta"]["default"] == 0.5 and ctl["topology.bottleneck.queue"]["default"] == "droptail"
+    assert ctl["topology.bottleneck.rate"]["default"] == "required"
     a = {c["key"]: c for c in knobs.controls(load_scenario("scenarios/a-sine-background.toml"))}
     assert a["flows.background.rate.shape"]["value"] == "sine"
     assert a["flows.background.rate.frequency"]["value"] == pytest.approx(0.4)
@@ -139,7 +142,22 @@ def test_notebook_reproduces_the_lab_numbers(tmp_path):
 
 def test_unknown_example_is_a_user_error(capsys):
     assert main(["lab", "no-such-scenario", "--no-browser"]) == 2
-    assert "not one of the example scenarios" in capsys.readouterr().err
+    assert "no such file, nor one of the example scenarios" in capsys.readouterr().err
+
+
+def test_the_scenario_argument_names_the_page_to_open(tmp_path):
+    import base64
+
+    from tcplab.commands.lab import _fragment
+
+    assert _fragment("d-tahoe-satellite") == "#scenario=d-tahoe-satellite"
+    assert _fragment("scenarios/d-tahoe-satellite.toml") == "#scenario=d-tahoe-satellite"
+    mine = tmp_path / "mine.toml"
+    mine.write_text(open(C).read().replace("count = 10", "count = 3"))
+    frag = _fragment(str(mine))
+    assert frag.startswith("#toml=")
+    text = base64.urlsafe_b64decode(frag[6:] + "=" * (-len(frag[6:]) % 4)).decode()
+    assert "count = 3" in text
 
 
 def _alive(pid: int) -> bool:
@@ -151,8 +169,9 @@ def _alive(pid: int) -> bool:
 
 
 def test_ctrl_c_stops_the_server_and_every_worker():
-    lab = LabProcess().start()
+    lab = LabProcess("d-tahoe-satellite").start()
     try:
+        assert lab.url.endswith("#scenario=d-tahoe-satellite")
         # a long run going (the 100-flow case), so that a run worker is busy when Ctrl-C comes
         text = open(C).read()
         status, job, _ = lab.post("/api/run", {"toml": text, "set": {"duration": "3000s", "warmup": "5s",

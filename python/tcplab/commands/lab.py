@@ -19,7 +19,7 @@ def register(sub) -> None:
     p = sub.add_parser("lab", help="a live laboratory in the browser: every engine side by side, plots, why",
                        description=__doc__)
     p.add_argument("scenario", nargs="?", default=None,
-                   help="example scenario to open (a name from scenarios/, e.g. c-parallel-sack, or its path)")
+                   help="scenario to open: an example's name (c-parallel-sack) or a TOML file")
     p.add_argument("--port", type=int, default=0, metavar="N", help="port on 127.0.0.1 (default: a free one)")
     p.add_argument("--no-browser", action="store_true", help="do not open a browser; only print the URL")
     p.add_argument("--report", default=None, metavar="DIR",
@@ -28,17 +28,31 @@ def register(sub) -> None:
     p.set_defaults(func=main)
 
 
-def _example_name(scenario: str | None) -> str | None:
-    if scenario is None:
-        return None
+def _fragment(scenario: str | None) -> str:
+    """The page's address fragment for SCENARIO: an example by its name; another TOML
+    file whole (as a pasted one travels in a shared link)."""
+    import base64
+
+    from tcplab.lab.worker import MAX_TOML_BYTES
     from tcplab.resources import scenario_files
 
+    if scenario is None:
+        return ""
     names = {p.stem for p in scenario_files()}
-    stem = Path(scenario).stem
-    if stem in names:
-        return stem
-    raise UserError(f"{scenario}: not one of the example scenarios ({', '.join(sorted(names))}); "
-                    "open the lab and paste or upload the TOML instead")
+    path = Path(scenario)
+    if scenario in names or (path.stem in names and not path.is_file()) or \
+            (path.is_file() and path.stem in names and path.resolve() in {p.resolve() for p in scenario_files()}):
+        return f"#scenario={quote(path.stem)}"
+    if not path.is_file():
+        raise UserError(f"{scenario}: no such file, nor one of the example scenarios ({', '.join(sorted(names))})")
+    data = path.read_bytes()
+    if len(data) > MAX_TOML_BYTES:
+        raise UserError(f"{scenario}: {len(data)} bytes, more than the lab's limit of {MAX_TOML_BYTES} bytes")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UserError(f"{scenario}: not UTF-8 text") from None
+    return "#toml=" + base64.urlsafe_b64encode(data).decode().rstrip("=")
 
 
 def _free_port() -> int:
@@ -54,7 +68,7 @@ def main(args) -> int:
         raise UserError("the lab needs starlette and uvicorn: pip install starlette uvicorn") from None
     from tcplab.lab.server import Lab, create_app
 
-    example = _example_name(args.scenario)
+    fragment = _fragment(args.scenario)
     if not 0 <= args.port <= 65535:
         raise UserError(f"--port: expected 0..65535, got {args.port}")
     port = args.port or _free_port()
@@ -63,7 +77,6 @@ def main(args) -> int:
         raise UserError(f"--report {args.report}: no such folder")
     lab = Lab(report=report)
     app = create_app(lab)
-    fragment = f"#scenario={quote(example)}" if example else ""
     url = f"http://127.0.0.1:{port}/?token={lab.token}{fragment}"
     # open event streams must not hold up Ctrl-C: they get a second to end
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on",

@@ -66,6 +66,24 @@ def engine_choices() -> dict[str, list[str]]:
     return out
 
 
+@functools.cache
+def reference_defaults() -> dict[str, Any]:
+    """The scenario reference's defaults (`tcplab.docs`, docs/scenario-reference.md): generic
+    key (flows.FLOW.beta, topology.LINK.queue) → the engine's default, or "required"."""
+    from tcplab.docs import REQUIRED, _defaults, _generic
+
+    out: dict[str, Any] = {}
+    for k, v in _defaults().items():
+        out.setdefault(_generic(k), "required" if v is REQUIRED else v)
+    return out
+
+
+def _reference_key(key: str) -> str:
+    from tcplab.docs import _generic
+
+    return _generic(key)
+
+
 def _get(d: Mapping, path: str, default=None):
     node: Any = d
     for p in path.split("."):
@@ -157,6 +175,14 @@ def controls(resolved: Mapping) -> list[dict]:
                 out.append(dict(key=f"{base}.rate.frequency", label="frequency", section=sec, kind="number",
                                 unit="Hz", to="Hz", value=_num(parse_freq, rate.get("frequency"), 0),
                                 min=0.001, max=1000, step="any", help="frequency of the sine"))
+    defaults = reference_defaults()
+    for c in out:
+        d = defaults.get(_reference_key(c["key"]))
+        c["default"] = d
+        if d == "required":
+            c["help"] = f"{c['help']} (scenario reference: required, no default)"
+        elif d is not None:
+            c["help"] = f"{c['help']} (scenario reference: default {d})"
     return out
 
 
