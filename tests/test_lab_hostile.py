@@ -148,3 +148,23 @@ def test_malformed_scenarios_get_clear_errors(lab):
     status, body, _ = lab.post("/api/run", {"toml": C, "engine": "../../bin/sh"})
     assert status == 400 and "engine" in body["error"]
     _still_up(lab)
+
+
+def test_runs_at_once_are_limited(lab):
+    from tcplab.lab.server import MAX_RUNNING
+
+    sets = {"duration": "100000s", "warmup": "5s", "flows.sack.count": 20}
+    jobs = []
+    try:
+        for _ in range(MAX_RUNNING):
+            status, job, _ = lab.post("/api/run", {"toml": C, "set": sets})
+            assert status == 200, job
+            jobs.append(job["job"])
+        status, body, _ = lab.post("/api/run", {"toml": C, "set": sets})
+        assert status == 429 and "cancel one first" in body["error"]
+    finally:
+        for j in jobs:
+            lab.post(f"/api/jobs/{j}/cancel", {})
+    status, job, _ = lab.post("/api/run", {"toml": C, "set": {"duration": "10s", "warmup": "1s"}})
+    assert status == 200
+    assert list(lab.events(job["job"]))[-1]["event"] == "result"
