@@ -246,3 +246,14 @@ def test_the_why_numbers_are_the_metrics_modules(tmp_path, name, sets):
     sync.pop("window_drop_correlation", None)
     assert out["summary"]["synchronization"] == pytest.approx(sync)
     assert out["summary"]["slowstart_cycles"] == ref["slowstart_cycles"]
+
+
+def test_a_port_in_use_is_a_user_error(capsys):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        assert main(["lab", "--no-browser", "--port", str(port)]) == 2
+    assert f"--port {port}: cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err

@@ -55,10 +55,17 @@ def _fragment(scenario: str | None) -> str:
     return "#toml=" + base64.urlsafe_b64encode(data).decode().rstrip("=")
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def _listen(port: int) -> socket.socket:
+    """A socket bound to 127.0.0.1:port (0: a free port), held until the server takes it."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(("127.0.0.1", port))
+    except OSError as exc:
+        sock.close()
+        raise UserError(f"--port {port}: cannot listen on 127.0.0.1:{port} ({exc.strerror})") from None
+    sock.listen(128)
+    return sock
 
 
 def main(args) -> int:
@@ -71,7 +78,8 @@ def main(args) -> int:
     fragment = _fragment(args.scenario)
     if not 0 <= args.port <= 65535:
         raise UserError(f"--port: expected 0..65535, got {args.port}")
-    port = args.port or _free_port()
+    sock = _listen(args.port)
+    port = sock.getsockname()[1]
     report = Path(args.report) if args.report else (Path("reports") if (Path("reports") / "index.html").is_file() else None)
     if report is not None and not report.is_dir():
         raise UserError(f"--report {args.report}: no such folder")
@@ -89,10 +97,9 @@ def main(args) -> int:
 
         webbrowser.open(url)
     try:
-        server.run()
+        server.run(sockets=[sock])
     finally:
         lab.close()
-    if not server.started:
-        raise UserError(f"--port {port}: could not listen on 127.0.0.1:{port} (in use?)")
+        sock.close()
     print("tcplab lab: stopped", file=sys.stderr)
     return 0
