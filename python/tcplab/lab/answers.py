@@ -14,10 +14,11 @@ from typing import Any, Mapping
 
 from tcplab.errors import UserError
 
-#: congestion events the fluid model simulates per answer (ms on one core)
+#: congestion events the fluid model simulates per answer (ms on one core): this many
+#: for up to 10 flows, fewer (at least 5000) for more flows, whose events cost more
 FLUID_EVENTS = 20_000
 #: events of the fluid model's sample path the link's busy fraction is read from
-FLUID_TRACE_EVENTS = 5_000
+FLUID_TRACE_EVENTS = 1_000
 
 
 def busy_fraction(s0, s1, k: float):
@@ -102,9 +103,10 @@ def fluid_answers(resolved: Mapping, f: Mapping, preds: list[dict]) -> list[dict
         return [{"engine": "fluid", "applies": False, "reason": one["reason"] if one else "no TCP flows"}]
     out = []
     n, beta = int(f["n_tcp"]), float(f["beta"])
+    events = max(5_000, min(FLUID_EVENTS, 200_000 // max(n, 1)))
     for policy, label in (("rate-proportional", "ONE (rate-proportional)"), ("all", "ALL (synchronized)")):
         t0 = time.perf_counter()
-        r = fluid(n=n, beta=beta, policy=policy, events=FLUID_EVENTS, seed=int(resolved.get("seed", 1)),
+        r = fluid(n=n, beta=beta, policy=policy, events=events, seed=int(resolved.get("seed", 1)),
                   trace=FLUID_TRACE_EVENTS)
         mean = float(r.metrics["mean_aggregate"])
         # the sample path: rows in pairs at each congestion event, before and after the cut;
@@ -120,7 +122,7 @@ def fluid_answers(resolved: Mapping, f: Mapping, preds: list[dict]) -> list[dict
                     "utilization": util, "mean_aggregate": mean, "ci95": float(r.metrics["mean_aggregate_ci95"]),
                     "jain_index": float(r.metrics["jain_index"]),
                     "ms": (time.perf_counter() - t0) * 1e3,
-                    "reason": f"hybrid AIMD (paper C), N = {n}, β = {beta:g}, {FLUID_EVENTS} congestion events: "
+                    "reason": f"hybrid AIMD (paper C), N = {n}, β = {beta:g}, {events} congestion events: "
                               f"E[X]/c = {mean:.4f} of the congestion point μτ + B; the link is busy while the "
                               f"windows cover μτ (k = (μτ + B)/μτ = {k:.3f})"})
     return out
