@@ -463,7 +463,7 @@ def create_app(lab: Lab | None = None) -> Starlette:
             why_not = available_engines()[engine].get("refused")
             if why_not:
                 raise LabError(400, f"engine {engine}: {why_not}")
-            ans = await lab.analyze({k: req.get(k) for k in ("toml", "set", "example")})
+            ans = await lab.analyze({"op": "doc", **{k: req.get(k) for k in ("toml", "set", "example")}})
             if ans.get("type") == "error":
                 raise LabError(400, ans["message"], ans.get("key"))
             job = await lab.start({"doc": ans["doc"]}, engine)

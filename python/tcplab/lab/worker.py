@@ -85,7 +85,8 @@ def serve(conn, kind: str) -> None:
             except EOFError:
                 return
             if kind == "quick":
-                conn.send(_answer(gallery if req.get("op") == "gallery" else analyze, req))
+                op = {"gallery": gallery, "doc": checked_doc}.get(req.get("op"), analyze)
+                conn.send(_answer(op, req))
             else:
                 # a run worker serves run after run; the server kills it to cancel one
                 conn.send(_answer(lambda r: run_job(r, conn), req))
@@ -195,6 +196,16 @@ def gallery(req: Mapping) -> dict:
 
     report = req.get("report")
     return {"cards": cards(Path(report) if report else None)}
+
+
+def checked_doc(req: Mapping) -> dict:
+    """The request's scenario document, checked as a run checks it before it starts
+    (the engine's resolution and Plan), without the answers."""
+    from tcplab.scenario import _core, resolve
+
+    doc = read_doc(req)
+    _core().plan(json.dumps(resolve(doc)))
+    return {"doc": doc}
 
 
 def analyze(req: Mapping) -> dict:
