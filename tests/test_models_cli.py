@@ -1,10 +1,13 @@
 """`tcplab predict`: the interface scripts rely on (issue 3), and user errors."""
 
 import json
+from pathlib import Path
 
 import pytest
 
 from tcplab.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def run(capsys, *argv):
@@ -315,7 +318,36 @@ def test_scenario_with_bbr_and_cubic_applies_the_bbr_model_and_buffer_rules(tmp_
     # neither BBR nor CUBIC is AIMD: paper C's and paper B's models are ruled out
     assert not rows["aimd-one"][0]["applies"] and "other than reno" in rows["aimd-one"][0]["reason"]
     assert all(not r["applies"] for r in rows["gaimd-alpha"])
-    assert not rows["dctcp"][0]["applies"] and "ECN" in rows["dctcp"][0]["reason"]
+    assert not rows["dctcp"][0]["applies"] and "no DCTCP flows" in rows["dctcp"][0]["reason"]
+
+
+def test_scenario_with_dctcp_over_an_ecn_step_applies_the_dctcp_models(capsys):
+    # scenarios/dctcp.toml: 2 DCTCP flows, 100 Mb/s of 1500-byte packets (C = 8333.3/s),
+    # RTT 2·(0.5 + 4 + 0.5) ms = 10 ms, RED marking (ecn) at a step K = 20
+    code, out, _ = run(capsys, "scenario", str(ROOT / "scenarios" / "dctcp.toml"), "--json")
+    assert code == 0
+    rows = {r["model"]: r for r in json.loads(out)["predictions"]}
+    c, rtt, k, n = 1e8 / 12000, 0.01, 20, 2
+    for m in ("dctcp", "dctcp-alpha", "dctcp-k"):
+        assert rows[m]["applies"], rows[m]
+    assert rows["dctcp"]["inputs"] == pytest.approx({"rate": c, "rtt": rtt, "k": k, "n": n})
+    w = (c * rtt + k) / n
+    assert rows["dctcp-alpha"]["value"] == pytest.approx((2 / w) ** 0.5)
+    assert rows["dctcp"]["value"] == pytest.approx(k + n - n * (w / 2) ** 0.5)
+    assert rows["dctcp-k"]["value"] == pytest.approx(c * rtt / 7)
+
+
+def test_scenario_with_dctcp_but_a_red_ramp_says_the_model_needs_a_step(tmp_path, capsys):
+    text = (ROOT / "scenarios" / "dctcp.toml").read_text().replace("max_thresh = 20", "max_thresh = 60")
+    path = tmp_path / "ramp.toml"
+    path.write_text(text)
+    _, out, _ = run(capsys, "scenario", str(path), "--json")
+    rows = {r["model"]: r for r in json.loads(out)["predictions"]}
+    assert not rows["dctcp"]["applies"] and "step at K" in rows["dctcp"]["reason"]
+    path.write_text(text.replace("ecn = true", "ecn = false"))
+    _, out, _ = run(capsys, "scenario", str(path), "--json")
+    rows = {r["model"]: r for r in json.loads(out)["predictions"]}
+    assert not rows["dctcp-k"]["applies"] and "does not ECN-mark" in rows["dctcp-k"]["reason"]
 
 
 def test_scenario_bbr_model_needs_loss_based_competitors(tmp_path, capsys):

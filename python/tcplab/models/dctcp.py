@@ -39,8 +39,9 @@ guideline::
 
 Assumptions: synchronized flows with equal RTT; marking on the instantaneous
 queue; no loss (the buffer exceeds Q_max); the approximation needs W* large
-(α ≪ 1). The packet engine has no ECN, so tcplab has no run to hold these
-against.
+(α ≪ 1). The packet engine runs DCTCP (cc = "dctcp") over a RED queue that
+ECN-marks at a step K (scenarios/dctcp.toml), and `tcplab predict scenario`
+applies these models to such a scenario (tcplab.models.scenario).
 """
 
 from __future__ import annotations

@@ -91,7 +91,7 @@ _C_CUBIC = Param("c", "CUBIC's constant C, segments/s³", cubic.C_CUBIC)
 _BETA_CUBIC = Param("beta", "CUBIC's multiplicative decrease β_cubic, 0 < β < 1", cubic.BETA_CUBIC)
 _DCTCP_ASSUMPTIONS = (
     "N long-lived DCTCP flows with one RTT, synchronized; the switch ECN-marks packets arriving "
-    "to a queue above K; no loss; W* = (C·RTT + K)/N large (α < 1). No engine counterpart (no ECN)."
+    "to a queue above K; no loss; W* = (C·RTT + K)/N large (α < 1). The packet engine runs DCTCP over an ECN-marking RED step (scenarios/dctcp.toml)."
 )
 _DCTCP_PARAMS = (
     Param("rate", "bottleneck rate C, packets/s"),

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from tcplab.models import aimd, bbr, buffers, gaimd, slowstart
+from tcplab.models import aimd, bbr, buffers, dctcp, gaimd, slowstart
 from tcplab.models.registry import MODELS
 
 
@@ -53,6 +53,8 @@ class Path:
     access_rate_bps: list[float] = field(default_factory=list)
     #: groups whose route does not cross the bottleneck (a parking lot's cross flows)
     elsewhere: list[str] = field(default_factory=list)
+    #: the bottleneck's queue as the Plan resolves it (kind, RED's thresholds, ecn)
+    queue: dict = field(default_factory=dict)
 
     @property
     def n_tcp(self) -> int:
@@ -73,7 +75,7 @@ def read_path(scn: Mapping) -> Path:
     bn = p.bottleneck()
     if bn["rate_bps"] <= 0:
         raise ScenarioValueError("topology.bottleneck.rate: must be positive")
-    path = Path(rate_bps=float(bn["rate_bps"]), buffer=int(bn["buffer_pkts"]))
+    path = Path(rate_bps=float(bn["rate_bps"]), buffer=int(bn["buffer_pkts"]), queue=dict(bn.get("queue") or {}))
     for name, g in scn["flows"].items():
         first = p.first_of(name)
         route = p.route(first)
@@ -283,6 +285,64 @@ def _predict_bbr(path: Path) -> list[Prediction]:
                        bbr.bbr_share(x, mu, rtt, n_bbr), ", ".join(b.name for b in bbr_groups))]
 
 
+_DCTCP_MODELS = ("dctcp", "dctcp-alpha", "dctcp-k")
+
+
+def _step_marking_threshold(queue: Mapping) -> tuple[float | None, str]:
+    """K when the queue ECN-marks as DCTCP's switch does (every packet arriving to a queue
+    of K or more: RED with ecn, min_thresh = max_thresh = K, weight 1, max_p 1, not gentle),
+    else None and why not."""
+    if queue.get("kind") != "red" or not queue.get("ecn"):
+        return None, "the bottleneck does not ECN-mark (DCTCP's switch marks: queue = \"red\" with red.ecn = true)"
+    lo, hi = float(queue["min_thresh"]), float(queue["max_thresh"])
+    if lo != hi or float(queue["weight"]) != 1.0 or float(queue["max_p"]) != 1.0 or queue.get("gentle"):
+        return None, (f"the bottleneck marks as RED (min_thresh {lo:g}, max_thresh {hi:g}, weight "
+                      f"{float(queue['weight']):g}, max_p {float(queue['max_p']):g}); the model needs a step at K: "
+                      "min_thresh = max_thresh = K, weight = 1, max_p = 1, gentle = false")
+    return lo, ""
+
+
+def _predict_dctcp(path: Path) -> list[Prediction]:
+    groups = [g for g in path.tcp if g.cc == "dctcp"]
+    why = None
+    if not groups:
+        why = "no DCTCP flows (cc = \"dctcp\")"
+    elif len(groups) != len(path.tcp):
+        why = ("flows other than DCTCP (" + ", ".join(g.name for g in path.tcp if g.cc != "dctcp")
+               + "); the model has N DCTCP flows alone")
+    elif path.udp_groups:
+        why = f"UDP background ({', '.join(path.udp_groups)}); the model has N DCTCP flows alone"
+    elif not _same(g.rtt_prop_s for g in groups) or not _same(g.packet_size for g in groups):
+        why = "DCTCP groups differ in RTT or packet size; the model assumes one RTT and packet size"
+    k = None
+    if why is None:
+        k, why = _step_marking_threshold(path.queue)
+        why = why or None
+    if why:
+        return [Prediction(m, False, why) for m in _DCTCP_MODELS]
+    g, n = groups[0], sum(x.count for x in groups)
+    mu, rtt = path.mu(g), g.rtt_prop_s
+    names = ", ".join(x.name for x in groups)
+    inputs = {"rate": mu, "rtt": rtt, "k": k, "n": n}
+    guideline = dctcp.min_marking_threshold(mu, rtt)
+    k_pred = Prediction("dctcp-k", True, f"this bottleneck marks at K = {k:g}: "
+                        f"{'above' if k > guideline else 'not above'} C·RTT/7",
+                        {"rate": mu, "rtt": rtt}, guideline, names)
+    try:
+        info = dctcp.explain_dctcp(mu, rtt, k, n)
+    except ValueError as exc:
+        return [Prediction("dctcp", False, str(exc)), Prediction("dctcp-alpha", False, str(exc)), k_pred]
+    caveat = f"{n} DCTCP flow(s), marking at K = {k:g}; the model assumes them synchronized"
+    if path.buffer < info["queue_max"]:
+        caveat += f"; the buffer ({path.buffer} pkts) is below Q_max = {info['queue_max']:g}: loss, outside the model"
+    return [
+        Prediction("dctcp", True, f"{caveat}; {info['reason']}", inputs, dctcp.queue_min(mu, rtt, k, n), names),
+        Prediction("dctcp-alpha", True, f"{caveat}; W* = {info['w_star']:.4g}", inputs,
+                   dctcp.steady_state_alpha(mu, rtt, k, n), names),
+        k_pred,
+    ]
+
+
 _NOT_FROM_A_SCENARIO = {
     "multtcp": "the scenario has no MultTCP flow (compare it with aimd-one by hand: tcplab predict multtcp --n N)",
     "aimd-connections": "needs a target utilization, which a scenario does not state",
@@ -294,9 +354,6 @@ _NOT_FROM_A_SCENARIO = {
     "mathis": "needs the loss event rate p, an outcome of the run: measure it, then tcplab predict mathis --p P",
     "cubic-window": "needs the loss rate p, an outcome of the run: measure it, then tcplab predict cubic-window --p P",
     "cubic": "needs the loss rate p, an outcome of the run: measure it, then tcplab predict cubic --p P",
-    "dctcp": "scenarios have no DCTCP and no ECN marking",
-    "dctcp-alpha": "scenarios have no DCTCP and no ECN marking",
-    "dctcp-k": "scenarios have no DCTCP and no ECN marking",
 }
 
 
@@ -314,7 +371,8 @@ def predict_scenario(scn: Mapping) -> list[Prediction]:
         found = [Prediction(m.name, False, why) for m in MODELS if m.name not in _NOT_FROM_A_SCENARIO]
     else:
         found = (_predict_aimd(path) + _predict_alpha(path) + _predict_window_epoch(path)
-                 + _predict_slowstart(path) + _predict_buffers(path) + _predict_bbr(path))
+                 + _predict_slowstart(path) + _predict_buffers(path) + _predict_bbr(path)
+                 + _predict_dctcp(path))
     done = {p.model for p in found}
     for name, why in _NOT_FROM_A_SCENARIO.items():
         found.append(Prediction(name, False, why))
