@@ -5,8 +5,6 @@ the engine's schema, the instant answers and their "why", a run in a worker agai
 
 from __future__ import annotations
 
-import json
-import os
 import time
 import tomllib
 
@@ -14,7 +12,7 @@ import pytest
 
 import tcplab
 from tcplab.cli import main
-from tcplab.lab import answers, knobs, tomlout, worker
+from tcplab.lab import knobs, tomlout, worker
 from tcplab.lab.local import LabProcess
 from tcplab.resources import scenario_files
 from tcplab.scenario import load_scenario, load_toml

@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import itertools
 import json
 import multiprocessing
 import os
@@ -171,7 +170,6 @@ class Lab:
         self.quick: Proc | None = None
         self.quick_lock = asyncio.Lock()
         self.spare: Proc | None = None
-        self._ids = itertools.count()
 
     # --- workers ---------------------------------------------------------------
 
