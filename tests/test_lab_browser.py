@@ -120,6 +120,8 @@ def test_page_loads_with_every_answer_and_no_console_error(lab, browser):
     assert any(t.startswith("AIMD peak") for t in traces)
     why = browser.execute_script("return document.getElementById('why').textContent")
     assert "0.13 × the bandwidth-delay product" in why and "Synchronization" in why
+    models = browser.execute_script("return [...document.querySelectorAll('#predictions tbody tr')].map(r => [r.cells[0].textContent, r.cells[2].textContent])")
+    assert ["buffer-bdp", "150.0"] in models and ["slowstart-cycle", "does not apply"] in models
     assert not _errors(browser)
     browser.save_screenshot(str(ART / "01-paper-c-loaded.png"))
 

@@ -141,7 +141,7 @@ async function analyze() {
   $("dl-toml").download = (ans.name || "scenario") + ".toml";
   renderControls(ans.controls);
   state.runs = { packet: state.runs.packet && { ...state.runs.packet, stale: true } };
-  renderTable(); renderWhy();
+  renderTable(); renderWhy(); renderPredictions();
   state.seq += 1; document.body.dataset.quickSeq = state.seq;
   startRun("packet");
 }
@@ -223,6 +223,18 @@ function renderTable() {
     const m = r.metrics;
     row(eng + (r.stale ? " stale" : ""), [eng + " engine", mbps(m.tcp_goodput_bps), fmt(m.bottleneck_utilization), fmt(m.bottleneck_loss_rate),
       String(m.tcp_timeouts ?? "–"), fmt(m.jain_index), eng === "packet" ? "0" : delta(m.tcp_goodput_bps), `${r.wall_s.toFixed(2)} s`]);
+  }
+}
+function renderPredictions() {
+  const body = $("predictions").tBodies[0];
+  body.textContent = "";
+  if (!state.quick) return;
+  const sorted = [...state.quick.predictions].sort((a, b) => (b.applies - a.applies));
+  for (const p of sorted) {
+    const tr = body.insertRow(); tr.className = p.applies ? "applies" : "not";
+    const inputs = Object.entries(p.inputs || {}).map(([k, v]) => `${k} = ${typeof v === "number" ? fmt(v, 4) : v}`).join(", ");
+    const val = p.applies ? (typeof p.value === "number" ? fmt(p.value, 4) : JSON.stringify(p.value)) : "does not apply";
+    for (const c of [p.model, p.group || "all", val, p.quantity, (inputs ? inputs + "; " : "") + p.reason]) { const td = tr.insertCell(); td.textContent = c; }
   }
 }
 function renderWhy() {
