@@ -5,6 +5,7 @@ the engine's schema, the instant answers and their "why", a run in a worker agai
 
 from __future__ import annotations
 
+import json
 import time
 import tomllib
 
@@ -255,3 +256,18 @@ def test_a_port_in_use_is_a_user_error(capsys):
         port = s.getsockname()[1]
         assert main(["lab", "--no-browser", "--port", str(port)]) == 2
     assert f"--port {port}: cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("path", scenario_files(), ids=lambda p: p.stem)
+def test_every_example_answers_in_the_lab(tmp_path, path):
+    """Each example scenario, as the page opens it: instant answers, then the packet engine's
+    run with its plots and why (at its own duration: a few tenths of a second each)."""
+    ans = worker.analyze({"toml": path.read_text(), "example": path.stem})
+    assert ans["controls"] and ans["quick"]["why"]
+    out = worker._answer(lambda r: worker.run_job(r, _Sink()),
+                         {"doc": ans["doc"], "engine": "packet", "folder": str(tmp_path)})
+    assert out["type"] == "result", out
+    assert out["metrics"]["measured_s"] > 0
+    assert {"cwnd", "queue", "goodput"} <= set(out["plots"])
+    # what the page gets is strict JSON (a NaN would stop the browser's JSON.parse)
+    assert json.loads(json.dumps(out, allow_nan=False)) == out

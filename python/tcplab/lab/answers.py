@@ -44,6 +44,7 @@ def _k(f: Mapping) -> float:
 
 
 def _plain(v):
+    """Plain JSON values: numpy scalars as Python numbers, NaN and ±inf as None."""
     if isinstance(v, dict):
         return {k: _plain(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):

@@ -489,7 +489,7 @@ def create_app(lab: Lab | None = None) -> Starlette:
                     sent += 1
                     # (an "error" event would read as EventSource's own connection error)
                     name = "failed" if ev["type"] == "error" else ev["type"]
-                    yield f"event: {name}\ndata: {json.dumps(ev, default=str)}\n\n"
+                    yield f"event: {name}\ndata: {json.dumps(ev, default=str, allow_nan=False)}\n\n"
                 if job.state != "running" and sent >= len(job.events):
                     return
                 job.changed.clear()

@@ -126,11 +126,19 @@ def _warm_up(kind: str) -> None:
         pass
 
 
+def json_safe(value):
+    """`value` as strict JSON takes it (what a browser's JSON.parse reads): NaN and ±inf
+    become None, numpy numbers plain numbers, tuples lists."""
+    from tcplab.lab.answers import _plain
+
+    return _plain(value)
+
+
 def _answer(fn, req) -> dict:
     from tcplab.errors import UserError
 
     try:
-        return {"type": "result", **fn(req)}
+        return {"type": "result", **json_safe(fn(req))}
     except UserError as exc:
         return {"type": "error", "message": str(exc), "key": error_key(str(exc))}
     except (ValueError, TypeError, KeyError, OverflowError, RecursionError) as exc:
