@@ -263,3 +263,13 @@ def test_the_toml_pane_and_the_controls_stay_in_sync(lab, browser, tmp_path):
     _wait(browser, f"return +document.body.dataset.quickSeq > {q}")
     assert browser.execute_script("return document.getElementById('sc-name').textContent") == "my-upload"
     assert "toml=" in browser.execute_script("return location.hash")  # a pasted scenario travels whole in the link
+
+
+@pytest.mark.parametrize("name", ["a-sine-background", "parking-lot", "two-way"])
+def test_other_shapes_of_scenario_open_cleanly(lab, browser, name):
+    """A UDP background, a parking lot (no dumbbell knobs), two-way traffic: the page
+    answers and draws with no console error."""
+    _open(browser, lab, name, {"duration": "30s", "warmup": "5s"})
+    assert "packet engine" in _rows(browser)
+    assert browser.execute_script("return document.getElementById('plot-cwnd').data.length") > 0
+    assert not _errors(browser)
