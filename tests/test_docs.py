@@ -82,4 +82,5 @@ def test_the_documentation_site_builds_with_warnings_as_errors(tmp_path):
     assert out.returncode == 0, out.stderr[-3000:]
     index = (tmp_path / "site" / "index.html").read_text()
     assert "fonts.googleapis" not in index  # nothing loaded from the network
-    assert (tmp_path / "site" / "scenario-reference" / "index.html").is_file()
+    # pages are NAME.html, so that links work when the site is opened from disk (file://)
+    assert (tmp_path / "site" / "scenario-reference.html").is_file()

@@ -1,9 +1,10 @@
-"""Generated documentation: docs/claims.md (the claims `tcplab reproduce` checks,
+"""Generated documentation: docs/index.md (the site's home page: README.md, its links
+rewritten to work inside the site), docs/claims.md (the claims `tcplab reproduce` checks,
 from the papers' declarations), docs/scenario-reference.md (every scenario
 key with its default, from the engine's own resolution of scenarios) and
 docs/matrix.md (what runs where, what is refused and why: `tcplab.matrix`).
 
-    python -m tcplab.docs            # rewrite both files in docs/
+    python -m tcplab.docs            # rewrite the generated files in docs/
     python -m tcplab.docs --check    # exit 1 if a committed file differs
 
 tests/test_docs.py checks that the committed files equal this output, so the
@@ -200,6 +201,33 @@ def _default(v) -> str:
     return "`" + json.dumps(v, ensure_ascii=False).replace("|", "\\|") + "`"
 
 
+def home_md() -> str:
+    """docs/index.md: README.md as the site's home page. A link into docs/ loses its
+    `docs/` prefix (a folder's link points at its README.md), an anchor or a web address
+    stays, and a link to another file of the repository (LICENSE, CITATION.cff), which
+    the site does not hold, becomes its name in code."""
+    import re
+
+    root = Path(__file__).resolve().parents[2]
+    text = (root / "README.md").read_text()
+
+    def link(m: re.Match) -> str:
+        label, target = m.group(1), m.group(2)
+        if re.match(r"[a-z]+:|#", target):
+            return m.group(0)
+        path, _, anchor = target.partition("#")
+        if path.startswith("docs/"):
+            inner = path[len("docs/"):]
+            if inner.endswith("/") or (root / path).is_dir():
+                inner = inner.rstrip("/") + "/README.md"
+            label = label.replace("docs/", "", 1) if label.startswith("docs/") else label
+            return f"[{label}]({inner}{'#' + anchor if anchor else ''})"
+        return label if label.startswith("`") else f"`{label}`"
+
+    body = re.sub(r"\[([^\]]+)\]\(([^)\s]+)\)", link, text)
+    return f"{GENERATED}\n\n{body}"
+
+
 def matrix_md() -> str:
     """docs/matrix.md: the combination matrix (`tcplab.matrix`)."""
     from tcplab import matrix
@@ -207,7 +235,7 @@ def matrix_md() -> str:
     return matrix.markdown()
 
 
-FILES = {"claims.md": claims_md, "scenario-reference.md": scenario_reference_md, "matrix.md": matrix_md}
+FILES = {"index.md": home_md, "claims.md": claims_md, "scenario-reference.md": scenario_reference_md, "matrix.md": matrix_md}
 
 
 def main(argv: list[str] | None = None) -> int:
