@@ -8,7 +8,7 @@ artifacts/site/ (git-ignored), one per page and one of the search results.
 
 Skipped, visibly, without mkdocs with its plugins or without a Chromium and its driver:
 
-    .venv/bin/pip install -e '.[docs,test]'
+    .venv/bin/pip install 'mkdocs-material>=9.5' 'mkdocs-jupyter>=0.24' selenium
     apt-get install -y chromium chromium-driver
 """
 
@@ -29,8 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "artifacts" / "site"
 
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install selenium)")
-pytest.importorskip("mkdocs_jupyter", reason="mkdocs-jupyter is not installed (pip install -e '.[docs]')")
-pytest.importorskip("material", reason="mkdocs-material is not installed (pip install -e '.[docs]')")
+pytest.importorskip("mkdocs_jupyter", reason="mkdocs-jupyter is not installed (pip install 'mkdocs-material>=9.5' 'mkdocs-jupyter>=0.24')")
+pytest.importorskip("material", reason="mkdocs-material is not installed (pip install 'mkdocs-material>=9.5' 'mkdocs-jupyter>=0.24')")
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 DRIVER = shutil.which("chromedriver")
@@ -58,7 +58,7 @@ return {
 def site(tmp_path_factory):
     mkdocs = shutil.which("mkdocs", path=str(Path(sys.executable).parent))
     if mkdocs is None:
-        pytest.skip("mkdocs is not installed (pip install -e '.[docs]')")
+        pytest.skip("mkdocs is not installed (pip install 'mkdocs-material>=9.5' 'mkdocs-jupyter>=0.24')")
     out = tmp_path_factory.mktemp("site") / "site"
     p = subprocess.run([mkdocs, "build", "--strict", "-q", "-d", str(out)], cwd=ROOT, capture_output=True,
                        text=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
