@@ -243,6 +243,14 @@ def test_ns2_on_request_joins_the_table(lab, browser):
     rows = _rows(browser)
     assert "ns2 engine" in rows and rows["ns2 engine"][5].endswith("%")  # its difference to the packet engine
     browser.save_screenshot(str(ART / "08-ns2-row.png"))
+    # a knob moved during an ns-2 run stops it: its answer would be to another question
+    _set(browser, "duration", 600)
+    _wait(browser, "return document.getElementById('packet-status').dataset.state === 'done'")
+    browser.find_element("id", "run-ns2").click()
+    _wait(browser, "return document.getElementById('engine-note').dataset.state === 'running'")
+    _set(browser, "topology.bottleneck.buffer", 30)
+    _wait(browser, "return document.getElementById('engine-note').dataset.state === 'cancelled'", 10)
+    assert "ns2 engine" not in _rows(browser)
 
 
 def test_the_toml_pane_and_the_controls_stay_in_sync(lab, browser, tmp_path):

@@ -141,6 +141,13 @@ async function analyze() {
   $("dl-toml").download = (ans.name || "scenario") + ".toml";
   renderControls(ans.controls);
   state.runs = { packet: state.runs.packet && { ...state.runs.packet, stale: true } };
+  // an ns-2 or linux run of the previous scenario would answer another question: stop it
+  for (const [eng, j] of Object.entries(state.others || {})) {
+    j.src.close();
+    api(`/api/jobs/${j.id}/cancel`, {}).catch(() => {});
+    setStatus(eng, "cancelled", `${eng}: cancelled (the scenario changed)`);
+  }
+  state.others = {};
   renderTable(); renderWhy(); renderPredictions();
   state.seq += 1; document.body.dataset.quickSeq = state.seq;
   startRun("packet");
@@ -160,6 +167,8 @@ async function startRun(engine) {
   const t0 = performance.now();
   const src = new EventSource(`/api/jobs/${job.job}/events`);
   if (engine === "packet") { state.job = job.job; state.source = src; $("cancel").disabled = false; $("progress").value = 0; }
+  else { state.others = state.others || {}; state.others[engine] = { id: job.job, src }; }
+  const done = () => { if (engine !== "packet" && state.others && state.others[engine] && state.others[engine].id === job.job) delete state.others[engine]; };
   setStatus(engine, "running", `${engine}: running…`);
   src.addEventListener("progress", (ev) => {
     const p = JSON.parse(ev.data);
@@ -170,6 +179,7 @@ async function startRun(engine) {
     const r = JSON.parse(ev.data);
     r.ms_page = performance.now() - t0;
     r.job = job.job;
+    done();
     state.runs[engine] = r;
     src.close();
     if (engine === "packet") { state.job = null; $("cancel").disabled = true; $("progress").value = 1; }
@@ -178,6 +188,7 @@ async function startRun(engine) {
     setStatus(engine, "done", `${engine}: done in ${(r.wall_s).toFixed(2)} s (${r.metrics.events || "?"} events)`);
   });
   src.addEventListener("failed", (ev) => {
+    done();
     const r = JSON.parse(ev.data);
     src.close();
     if (engine === "packet") { state.job = null; $("cancel").disabled = true; showError(r.message, r.key); }
@@ -402,10 +413,12 @@ async function renderGallery() {
 }
 async function engines() {
   const e = await api("/api/engines");
+  const notes = [];
   for (const eng of ["ns2", "linux"]) {
     const b = $("run-" + eng);
-    if (e[eng].refused) { b.disabled = true; b.title = e[eng].refused; }
+    if (e[eng].refused) { b.disabled = true; b.title = e[eng].refused; notes.push(`${eng}: ${e[eng].refused}`); }
   }
+  if (notes.length) { $("engine-note").textContent = notes.join("; "); $("engine-note").dataset.state = "refused"; }
 }
 
 async function main() {
