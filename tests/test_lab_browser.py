@@ -196,16 +196,17 @@ def test_the_gallery_opens_a_claim_live(lab, browser):
     browser.save_screenshot(str(ART / "05-gallery-paper-d-cards.png"))
     assert not browser.execute_script("return document.querySelectorAll(\".card[data-claim^='A'] img.thumb\").length")
     p = _n(browser, "plotSeq")
-    browser.execute_script("document.querySelector(\".card[data-claim='D3'] button.open\").click()")
+    browser.execute_script("document.querySelector(\".card[data-claim='D2'] button.open\").click()")
     _wait(browser, f"return +document.body.dataset.plotSeq > {p} && "
                    "document.getElementById('packet-status').dataset.state === 'done'", 90)
     assert browser.execute_script("return document.getElementById('sc-name').textContent") == "d-tahoe-satellite"
     names = browser.execute_script("return document.getElementById('plot-cwnd').data.map(t => t.name)")
-    assert any(n.startswith("W_max = B + μτ + 1 = 226.1") for n in names)  # B = 20, μτ = 205.1
+    assert any(n.startswith("W_max = B + μτ + 1 = 227.1") for n in names)  # B = 21, μτ = 205.1
     why = browser.execute_script("return document.getElementById('why').textContent")
     assert "3 slow start(s) per cycle predicted" in why
+    assert "0 single, 0 double and 3 triple slow-start cycles" in why  # what the packet engine did
     assert not _errors(browser)
-    browser.save_screenshot(str(ART / "06-gallery-d3-triple-slowstart.png"))
+    browser.save_screenshot(str(ART / "06-gallery-d2-triple-slowstart.png"))
     # zoom to a loss episode: every plot's time axis follows (13 RTTs around the first loss)
     browser.find_element("id", "zoom-loss").click()
     spans = _wait(browser, "const r = ['plot-cwnd', 'plot-queue', 'plot-goodput', 'plot-seq'].map("

@@ -51,7 +51,7 @@ LIVE: dict[str, tuple[str, dict, str]] = {
     "C10": (_C, {**_SHORT_C, "topology.bottleneck.buffer": 20}, "the buffer: flows hit per congestion event (the \"why\")"),
     "C11": (_C, {**_SHORT_C, "topology.bottleneck.buffer": 5}, "N flows; the linux engine (root) for real TCP"),
     "D1": (_D, _SHORT_D, "buffer B: W_max = B + μτ + 1 on the cwnd plot"),
-    "D2": (_D, _SHORT_D, "buffer B from 4 to 26: triple slow starts and the throughput"),
+    "D2": (_D, {"topology.bottleneck.buffer": 21}, "buffer B from 4 to 26 (B = 21: triple slow starts in the cwnd plot) and the throughput"),
     "D3": (_D, {**_SHORT_D, "topology.bottleneck.buffer": 20}, "B = 19, 20, 22: slow starts per cycle in the cwnd plot"),
     "D4": (_D, _SHORT_D, "buffer B: (W_S + W_E)/(2 RTT) against the packet engine"),
 }
