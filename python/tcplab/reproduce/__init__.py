@@ -45,6 +45,9 @@ VERDICTS = ("reproduced", "partly", "not-reproduced", "not-run")
 #: what the report prints for "not-run": the claim's scenario uses a mechanism this
 #: engine does not have (`tcplab.errors.EngineCannotRun`); the reason is the note
 NOT_RUN = "not run on this engine"
+#: the colour of a verdict in the report's badges and on its figures' heads
+VERDICT_COLORS = {"reproduced": "#1a7f37", "partly": "#9a6700", "not-reproduced": "#cf222e",
+                  "not-run": "#57606a"}
 #: TCP default profiles (`crates/engine/src/tcp/profiles.rs`): `--profile ns2-2001` runs
 #: every TCP group that names none with the paper era's ns-2 defaults
 PROFILES = ("ns2-2.35", "ns2-2001")
@@ -151,6 +154,7 @@ class Context:
         self.jobs = jobs
         self.progress = progress  # a rich Progress (or None): stopped while a sweep draws its own bar
         self.figures: list[str] = []
+        self._pending_figures: list = []  # (figure, stem) kept until the claim's verdict
         self.cache = cache_dir(cache) / "reproduce"
         self.memo: dict = {}  # results several claims share (e.g. one table over B)
 
@@ -268,23 +272,56 @@ class Context:
     # figures -------------------------------------------------------------------------------
 
     def save_figure(self, fig, stem: str) -> str:
-        """Write `fig` as out/<paper>/<stem>.png and .svg; returns the stem."""
+        """Keep `fig` to be written as out/<paper>/<stem>.png and .svg once its claim
+        has a verdict (`write_figures`, which heads it with the claim and the verdict);
+        returns the stem."""
+        self._pending_figures.append((fig, stem))
+        return stem
+
+    def _thumbnail(self, fig, stem: str) -> None:
+        """thumbs/<stem>.png for the report's index: a figure of several panels is
+        drawn by its first panel alone (the whole, shrunk to a thumbnail's width, was
+        unreadable); a one-panel figure is left to `report.thumbnail`."""
+        from tcplab.outdir import atomic_path
+        from tcplab.reproduce.report import THUMB_WIDTH
+
+        axes = [a for a in fig.axes if a.get_visible() and a.get_label() != "<colorbar>"]
+        if len(axes) < 2:
+            return
+        box = axes[0].get_tightbbox(fig.canvas.get_renderer()).transformed(fig.dpi_scale_trans.inverted())
+        box = box.padded(0.08)
+        dest = self.root / "thumbs" / f"{stem}.png"
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        atomic_path(dest, lambda tmp: fig.savefig(tmp, format="png", dpi=THUMB_WIDTH / box.width,
+                                                  bbox_inches=box))
+
+    def write_figures(self, claim_id: str, verdict: str | None) -> None:
+        """Write the figures the claim's check kept, each headed by "<claim> — <verdict>"
+        (None: discard them, the check did not finish)."""
         import matplotlib.pyplot as plt
 
-        self.root.mkdir(parents=True, exist_ok=True)
+        from tcplab.outdir import atomic_path
         from tcplab.provenance import figure_metadata
 
-        from tcplab.outdir import atomic_path
-
+        pending, self._pending_figures = self._pending_figures, []
         try:
-            for ext in ("png", "svg"):
-                path = self.root / f"{stem}.{ext}"
-                atomic_path(path, lambda tmp: fig.savefig(
-                    tmp, format=ext, dpi=120, bbox_inches="tight",
-                    metadata=figure_metadata(path, engine=self.engine, paper=self.paper.slug)))
+            if verdict is None:
+                return
+            self.root.mkdir(parents=True, exist_ok=True)
+            shown = "not run on this engine" if verdict == "not-run" else verdict
+            for fig, stem in pending:
+                fig.text(0.5, 1.0, f"{claim_id} — {shown}", ha="center", va="bottom", fontsize=11,
+                         weight="bold", color=VERDICT_COLORS.get(verdict, "black"),
+                         transform=fig.transFigure)
+                for ext in ("png", "svg"):
+                    path = self.root / f"{stem}.{ext}"
+                    atomic_path(path, lambda tmp, fig=fig, ext=ext, path=path: fig.savefig(
+                        tmp, format=ext, dpi=120, bbox_inches="tight",
+                        metadata=figure_metadata(path, engine=self.engine, paper=self.paper.slug)))
+                self._thumbnail(fig, stem)
         finally:
-            plt.close(fig)
-        return stem
+            for fig, _ in pending:
+                plt.close(fig)
 
 
 def _save_run(run: Result, where: Path, reduction: str | None = None, key: str | None = None) -> None:
@@ -506,6 +543,10 @@ def run_claim(claim: Claim, ctx: Context) -> Verdict:
         out = claim.check(ctx)
     except EngineCannotRun as exc:
         out = Outcome("not-run", NOT_RUN, f"engine {ctx.engine}: {exc}")
+    except BaseException:
+        ctx.write_figures(claim.id, None)
+        raise
+    ctx.write_figures(claim.id, out.verdict)
     root = ctx.root / "data"
     if out.data:
         from tcplab.provenance import metadata, write_parquet

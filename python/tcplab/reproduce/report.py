@@ -198,6 +198,23 @@ def _thumbs(out: Path, slug: str, rows: list[dict]) -> str:
     return f'<div class="thumbs">{"".join(cells)}</div>'
 
 
+def _run_of(root: Path) -> tuple[str, str]:
+    """(mode, engine) of a paper's last run, from its meta.json ("?" where unknown)."""
+    try:
+        meta = json.loads((root / "meta.json").read_text())
+        return str(meta.get("mode", "?")), str(meta.get("engine", "?"))
+    except (OSError, ValueError, AttributeError):
+        return "?", "?"
+
+
+def _mode_badge(mode: str) -> str:
+    """The run's mode as the index shows it: a quick run says it is one."""
+    if mode == "quick":
+        return ('<span class="v partly" title="tcplab reproduce --quick: shorter runs and fewer '
+                'seeds than the paper; --full runs the paper\'s lengths">quick</span>')
+    return _e(mode)
+
+
 def write_index(out: Path) -> Path:
     """out/index.html: every paper, with what its claims.json holds (or that it was not run)."""
     from tcplab.reproduce import LETTERS, PAPERS, load_paper
@@ -206,20 +223,22 @@ def write_index(out: Path) -> Path:
          "<p>Each paper's claims (listed in the project's docs/claims.md), with a figure and a verdict "
          "(reproduced / partly / not-reproduced / not run on this engine) against the paper's statement. "
          f"Written by {_e(build_line())}.</p>",
-         "<table><tr><th>paper</th><th>claims</th><th>reproduced</th><th>partly</th><th>not reproduced</th><th>not run on its engine</th></tr>"]
+         "<table><tr><th>paper</th><th>mode</th><th>engine</th><th>claims</th><th>reproduced</th><th>partly</th>"
+         "<th>not reproduced</th><th>not run on its engine</th></tr>"]
     sections = []
     letter_of = {v: k for k, v in LETTERS.items()}
     for slug in PAPERS:
         f = out / slug / "claims.json"
         title = load_paper(slug).title
         if not f.is_file():
-            b.append(f"<tr><td>{letter_of[slug]}: {_e(slug)} — {_e(title)}</td><td colspan=5>"
+            b.append(f"<tr><td>{letter_of[slug]}: {_e(slug)} — {_e(title)}</td><td colspan=7>"
                      f"<span class=\"v pending\">not run</span></td></tr>")
             continue
         rows = json.loads(f.read_text())
         c = counts(rows)
+        mode, engine = _run_of(out / slug)
         b.append(f'<tr><td><a href="{slug}/index.html">{letter_of[slug]}: {_e(slug)}</a> — {_e(title)}</td>'
-                 f"<td>{len(rows)}</td><td>{c['reproduced']}</td><td>{c['partly']}</td><td>{c['not-reproduced']}</td><td>{c['not-run']}</td></tr>")
+                 f"<td>{_mode_badge(mode)}</td><td>{_e(engine)}</td><td>{len(rows)}</td><td>{c['reproduced']}</td><td>{c['partly']}</td><td>{c['not-reproduced']}</td><td>{c['not-run']}</td></tr>")
         sections.append(f'<h2><a href="{slug}/index.html">{letter_of[slug]}: {_e(title)}</a></h2>'
                         f"<p>{citation_html(letter_of[slug])}</p>"
                         + _thumbs(out, slug, rows)

@@ -29,17 +29,19 @@ def curves(ctx: Context, s: pd.DataFrame, series: str, label, title: str, stem: 
         d = d.sort_values("f")
         ax.plot(d["f"], d["mean"], "o-", ms=3.5, lw=1.1, color=f"C{i}", label=label(key))
         ax.fill_between(d["f"], d["lo"], d["hi"], color=f"C{i}", alpha=0.15, lw=0)
-    ax.axhline(1.0, color="grey", lw=0.8, ls=":")
+    ax.axhline(1.0, color="grey", lw=0.8, ls=":", label="1.0: all the free capacity")
     if band:
         ax.axhspan(0.6, 0.7, color="C3", alpha=0.07, lw=0, label="paper's dip depth 0.6–0.7")
-    ax.axhline(level, color="grey", lw=0.6, ls="--")
+    ax.axhline(level, color="grey", lw=0.6, ls="--", label=f"{level:g}: criterion, a dip below it")
     ax.set_xscale("log")
     ax.set_xlim(0.045, 11)
     ax.set_xlabel("frequency of the background f (1/s)")
-    ax.set_ylabel("normalized throughput (goodput / free capacity)")
+    ax.set_ylabel("normalized throughput\n(goodput / free capacity)")
     seeds = int(s["seeds"].max())
-    ax.set_title(f"{title} ({ctx.engine}; mean of {seeds} seed(s), band = min–max)", fontsize=9)
+    # two lines: one line of this length ran past the figure's edges (A6's was clipped)
+    ax.set_title(f"{title}\n{ctx.engine}; mean of {seeds} seed(s), band = min–max", fontsize=9)
     ax.legend(fontsize=7, loc="best")  # not over the curves (a fixed corner hid A5's 50 ms line)
+    fig.tight_layout()
     return ctx.save_figure(fig, stem)
 
 

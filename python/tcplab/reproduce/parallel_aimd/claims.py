@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from tcplab.models import aimd
-from tcplab.reproduce import Claim, Context, Outcome, load_notes
+from tcplab.reproduce import NOT_RUN, Claim, Context, Outcome, load_notes
 from tcplab.reproduce.parallel_aimd import figures, runs
 from tcplab.reproduce.parallel_aimd.figures import thm1
 from tcplab.reproduce.parallel_aimd.runs import C11_BUFFER, C11_NS, path
@@ -338,7 +338,7 @@ def check_c10(ctx: Context) -> Outcome:
 
 def check_c11(ctx: Context) -> Outcome:
     if ctx.engine != "linux":
-        return Outcome("not-reproduced", "not run", NOTES["C11 not-run"].format(minutes=len(C11_NS)))
+        return Outcome("not-run", NOT_RUN, NOTES["C11 not-run"].format(minutes=len(C11_NS)))
     dur, warm = runs.parallel_times(ctx)
     rows = []
     for n, real, sim in runs.parallel_runs(ctx):

@@ -15,6 +15,13 @@ from tcplab.reproduce.parallel_aimd.runs import C11_BUFFER, C11_NS, ONE_POLICIES
 BUFFER_COLORS = {5: "C0", 10: "C4", 15: "C5", 20: "C1", 30: "C6", 50: "C2", 100: "C3", 200: "C7"}
 
 
+#: the hybrid model's time axis: its unit is c/η, the time one connection's rate takes to
+#: grow by the link's capacity c at its additive increase η (rates are in units of c)
+MODEL_TIME = "time (units of c/η)"
+#: one name for what C1, C6, C7 and C8 plot against N
+AGGREGATE = "aggregate throughput / capacity, E[X]/c"
+
+
 def buffer_color(b) -> str:
     return BUFFER_COLORS.get(int(b), "C8")
 
@@ -55,7 +62,7 @@ def theorem1(ctx: Context, df: pd.DataFrame, ns, packet: pd.DataFrame | None) ->
                 ax.plot(d["N"], d["normalized_throughput"], style, ms=3.5, color="C5", lw=0.8,
                         label=f"{ctx.engine}: TCP-SACK, DropTail b = {b}")
     ax.set_xlabel("N (connections)")
-    ax.set_ylabel("E[X]/c")
+    ax.set_ylabel(AGGREGATE)
     ax.set_ylim(0.6, 1.02)
     ax.set_title("Paper C, Fig. 2 / Theorem 1: aggregate throughput of N AIMD connections", fontsize=9)
     ax.legend(fontsize=7, loc="lower right")
@@ -72,14 +79,14 @@ def biased(ctx: Context, df: pd.DataFrame, pred: float, paths: dict) -> str:
     ax.plot(df["sigma"], df["class1"], "s-", color="C0", ms=4, label="class 1 (conn. 1, 2)")
     ax.plot(df["sigma"], df["class2"], "^-", color="C1", ms=4, label="class 2 (conn. 3, 4)")
     ax.set_xlabel("σ")
-    ax.set_ylabel("throughput / c")
+    ax.set_ylabel(AGGREGATE)
     ax.set_title("Fig. 3", fontsize=9)
     ax.legend(fontsize=6)
     for k, (s, tr) in enumerate(paths.items()):
         a = fig.add_subplot(1, 3, 2 + k)
         for i in range(4):
             a.plot(tr["time"], tr[f"x{i}"], lw=0.9, label=f"conn. {i + 1}")
-        a.set_xlabel("time")
+        a.set_xlabel(MODEL_TIME)
         a.set_title(f"Fig. 4: σ = {s}", fontsize=9)
         if k == 0:
             a.set_ylabel("rate / c")
@@ -99,7 +106,7 @@ def all_multtcp(ctx: Context, df: pd.DataFrame, ns) -> str:
     ax.plot(df["N"], df["multtcp"], "o", mfc="none", color="C2", label="hybrid model, MultTCP (Nη, 1 − (1−β)/N)")
     ax.plot(df["N"], df["all"], "s", mfc="none", color="C3", label="hybrid model, ALL")
     ax.set_xlabel("N")
-    ax.set_ylabel("E[X]/c")
+    ax.set_ylabel(AGGREGATE)
     ax.set_title("Paper C, eq. 6 and MultTCP against Theorem 1", fontsize=9)
     ax.legend(fontsize=7)
     return ctx.save_figure(fig, "c3-all-multtcp")
@@ -121,7 +128,7 @@ def second_moments(ctx: Context, df: pd.DataFrame, tr: pd.DataFrame) -> str:
     ax.legend(fontsize=7)
     ax2.plot(tr["time"], tr["x0"], lw=0.9, label="connection 1")
     ax2.plot(tr["time"], tr["x1"], lw=0.9, label="connection 2")
-    ax2.set_xlabel("time")
+    ax2.set_xlabel(MODEL_TIME)
     ax2.set_ylabel("rate / c")
     ax2.set_title("Fig. 5: beatdown sample path", fontsize=9)
     ax2.legend(fontsize=7)
@@ -155,7 +162,7 @@ def droptail_vs_n(ctx: Context, df: pd.DataFrame) -> str:
     for b, d in df.groupby("buffer"):
         ax.plot(d["N"], d["normalized_throughput"], "o-", ms=3.5, lw=0.9, color=buffer_color(b), label=f"b = {b}")
     ax.set_xlabel("N (TCP-SACK connections)")
-    ax.set_ylabel("send rate / link capacity")
+    ax.set_ylabel(AGGREGATE)
     ax.set_title(f"Paper C, Fig. 7: DropTail, RTT {path().rtt_s * 1e3:.0f} ms ({ctx.engine})", fontsize=9)
     ax.legend(fontsize=7)
     return ctx.save_figure(fig, "c6-droptail-vs-n")
@@ -201,8 +208,10 @@ def vs_n(ctx, df, title, stem, series_col, ax=None, color_by_buffer=False):
         color = buffer_color(d["buffer"].iloc[0]) if color_by_buffer else f"C{i}"
         ax.plot(d["N"], d["normalized_throughput"], "o-", ms=3.5, lw=0.9, color=color, label=str(key))
     ax.set_xlabel("N")
-    ax.set_ylabel("throughput / capacity")
-    ax.set_ylim(0.7, 1.02)
+    ax.set_ylabel(AGGREGATE)
+    # every curve inside the axes (a fixed floor of 0.7 cut C8's Th = 2 curve)
+    low = float(np.nanmin(df["normalized_throughput"])) if len(df) else 0.7
+    ax.set_ylim(min(0.7, np.floor((low - 0.02) * 20) / 20), 1.02)
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7)
     return ctx.save_figure(fig, stem) if own else None
@@ -284,7 +293,7 @@ def congestion_events(ctx: Context, buffers: list, dists: dict, events: dict, t0
     ax.legend(fontsize=7)
     ax2.set_xlabel("time (s)")
     ax2.set_ylabel("connection")
-    ax2.set_title("Fig. 17: loss events over time (first 20 s)", fontsize=8)
+    ax2.set_title(f"Fig. 17: loss events, the first 20 s measured (t = {t0:g}–{t0 + 20:g} s)", fontsize=8)
     ax2.legend(fontsize=7)
     fig.tight_layout()
     return ctx.save_figure(fig, "c10-congestion-events")
@@ -299,7 +308,7 @@ def linux_parallel(ctx: Context, df: pd.DataFrame) -> str:
     ax.plot(df["N"], df["linux"], "o-", color="C3", ms=5, label="real Linux TCP (reno, SACK, kernel defaults)")
     ax.plot(df["N"], df["packet"], "s--", color="C0", ms=4, lw=0.8, label="packet engine, TCP-SACK (ns-2 agents)")
     ax.set_xlabel("N (parallel connections)")
-    ax.set_ylabel("aggregate throughput / c")
+    ax.set_ylabel(AGGREGATE)
     ax.set_ylim(0.5, 1.02)
     ax.set_title(f"Paper C, Figs. 16/18 counterpart: N parallel transfers, {_path_label()}, b = {C11_BUFFER}",
                  fontsize=9)
