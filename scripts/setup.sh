@@ -7,12 +7,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 want_tests=${1:-}
 
-if [ "$want_tests" = "test" ] && { ! command -v ns >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; }; then
+if [ "$want_tests" = "test" ] && { ! command -v ns >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1 \
+                                  || ! command -v valgrind >/dev/null 2>&1; }; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   if ! command -v ns >/dev/null 2>&1; then
     echo "== installing ns-2 2.35 (Debian package ns2), the correctness oracle"
     apt-get install -y -qq ns2 >/dev/null
+  fi
+  if ! command -v valgrind >/dev/null 2>&1; then
+    # the cost guard counts instructions per packet (bench/cost_guard.py)
+    echo "== installing valgrind for the cost guard"
+    apt-get install -y -qq valgrind >/dev/null
   fi
   if ! command -v chromedriver >/dev/null 2>&1; then
     # the HTML report's test opens it in a real browser (tests/test_report_browser.py)

@@ -108,3 +108,24 @@ def test_child_ns2_peak_memory_is_ns_itself(tmp_path):
     r = _child("ns2", tmp_path)
     if Path("/usr/bin/time").exists():
         assert 1 < r["peak_rss_mb"] < 60
+
+
+def test_cost_guard_fails_over_budget_and_passes_within(tmp_path, monkeypatch, capsys):
+    import json as _json
+
+    import cost_guard
+
+    budget = tmp_path / "budget.json"
+    budget.write_text(_json.dumps({"tolerance": 0.02, "cases": {"a_reno_1mbps": {"per_packet": 1000.0}}}))
+    monkeypatch.setattr(cost_guard, "BUDGET", budget)
+    monkeypatch.setattr(cost_guard, "build", lambda: "exe")
+    cost = {"per": 1019.0}
+    monkeypatch.setattr(cost_guard, "count", lambda exe, sc: {"per_packet": cost["per"]})
+    assert cost_guard.main(["--only", "a_reno_1mbps"]) == 0       # +1.9 %: within 2 %
+    cost["per"] = 1021.0
+    assert cost_guard.main(["--only", "a_reno_1mbps"]) == 1       # +2.1 %: over
+    assert "OVER BUDGET" in capsys.readouterr().out
+    assert cost_guard.main(["--only", "a_reno_1mbps", "--update", "meant: a test"]) == 0
+    case = _json.loads(budget.read_text())["cases"]["a_reno_1mbps"]
+    assert case["per_packet"] == 1021.0 and case["history"][-1]["why"] == "meant: a test"
+    assert cost_guard.main(["--only", "a_reno_1mbps"]) == 0
