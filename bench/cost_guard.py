@@ -90,7 +90,7 @@ def main(argv=None) -> int:
             case["history"].append({"date": date.today().isoformat(), "per_packet": case["per_packet"],
                                     "why": args.update})
         BUDGET.write_text(json.dumps(budget, indent=2, ensure_ascii=False) + "\n")
-        print(f"wrote {BUDGET.relative_to(ROOT)}")
+        print(f"wrote {BUDGET}")
         return 0
     missing = [n for n in names if n not in budget["cases"]]
     if missing:
