@@ -58,5 +58,6 @@ else
 fi
 
 echo "== building the wheel (${tag[*]} ${zig[*]})"
-"$maturin" build --release --strip "${zig[@]}" "${tag[@]}" --out dist
+# the bindings' build script bundles this tcplab-emu instead of building its own (crates/py/build.rs)
+TCPLAB_EMU_PREBUILT="$PWD/python/tcplab/bin/tcplab-emu" "$maturin" build --release --strip "${zig[@]}" "${tag[@]}" --out dist
 ls -la dist/*.whl

@@ -37,13 +37,15 @@ echo "== installing Python dependencies"
 .venv/bin/pip install -q maturin
 extras=""
 [ "$want_tests" = "test" ] && extras="--extras test"
-echo "== building the Rust engine (maturin, release)"
-.venv/bin/maturin develop --release $extras -q 2>&1 | grep -v "^📦\|^✏️\|^🛠" || true
 # The linux engine's emulator and bulk sender/receiver (a separate binary:
 # it runs in network namespaces at real-time priority); found by
-# tcplab.backends.linux at target/release/tcplab-emu.
+# tcplab.backends.linux at target/release/tcplab-emu. Built first, so that the
+# bindings' build script bundles it instead of building it again (crates/py/build.rs).
 echo "== building tcplab-emu (the linux engine's user-space bottleneck)"
 cargo build --release -q -p tcplab-linuxemu
+echo "== building the Rust engine (maturin, release)"
+TCPLAB_EMU_PREBUILT="$PWD/target/release/tcplab-emu" \
+  .venv/bin/maturin develop --release $extras -q 2>&1 | grep -v "^📦\|^✏️\|^🛠" || true
 if [ "$want_tests" = "test" ]; then
   # Ray is optional (tcplab[ray]); the tests run a small sweep through a local
   # Ray instance when it is there and skip, visibly, when it is not.

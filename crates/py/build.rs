@@ -58,6 +58,54 @@ fn main() {
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_default();
     println!("cargo:rustc-env=TCPLAB_RUSTC={version}");
+    if env::var_os("CARGO_FEATURE_BUNDLE_EMU").is_some() {
+        bundle_emulator(&root);
+    }
+}
+
+/// With the `bundle-emu` feature — on in pyproject.toml, so every wheel maturin
+/// builds (`pip install .`, an sdist, `maturin build`) has it — put the linux
+/// engine's `tcplab-emu` at python/tcplab/bin/, where pyproject.toml's `include`
+/// packs it into the wheel and `tcplab.resources.emulator` finds it. The binary is
+/// `$TCPLAB_EMU_PREBUILT` if set (scripts/setup.sh and build-wheel.sh build it
+/// themselves), else built here by a nested cargo in a target directory of its
+/// own (the outer build holds the lock on its own). Without it the wheel still
+/// works, minus the linux engine: a failure is a warning, not an error.
+fn bundle_emulator(root: &Path) {
+    println!("cargo:rerun-if-env-changed=TCPLAB_EMU_PREBUILT");
+    let dest_dir = root.join("python").join("tcplab").join("bin");
+    let dest = dest_dir.join("tcplab-emu");
+    let built = match env::var_os("TCPLAB_EMU_PREBUILT") {
+        Some(p) => PathBuf::from(p),
+        None => {
+            let out = PathBuf::from(env::var("OUT_DIR").unwrap()).join("emu-target");
+            let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+            let status = Command::new(cargo)
+                .current_dir(root)
+                .env_remove("CARGO_TARGET_DIR")
+                .env_remove("CARGO_BUILD_TARGET")
+                .args(["build", "--release", "-q", "-p", "tcplab-linuxemu", "--target-dir"])
+                .arg(&out)
+                .status();
+            match status {
+                Ok(s) if s.success() => out.join("release").join("tcplab-emu"),
+                other => {
+                    println!("cargo:warning=tcplab-emu was not built ({other:?}): the wheel has no linux engine");
+                    return;
+                }
+            }
+        }
+    };
+    if built.canonicalize().ok().is_some_and(|b| Some(b) == dest.canonicalize().ok()) {
+        return; // already in place (scripts/build-wheel.sh strips it there)
+    }
+    let copied = fs::create_dir_all(&dest_dir).and_then(|_| fs::copy(&built, &dest)).and_then(|_| {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&dest, fs::Permissions::from_mode(0o755))
+    });
+    if let Err(e) = copied {
+        println!("cargo:warning=tcplab-emu not copied into the wheel ({}: {e})", built.display());
+    }
 }
 
 fn collect(path: &Path, root: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
