@@ -78,25 +78,26 @@ def main(args) -> int:
     fragment = _fragment(args.scenario)
     if not 0 <= args.port <= 65535:
         raise UserError(f"--port: expected 0..65535, got {args.port}")
-    sock = _listen(args.port)
-    port = sock.getsockname()[1]
     report = Path(args.report) if args.report else (Path("reports") if (Path("reports") / "index.html").is_file() else None)
     if report is not None and not report.is_dir():
         raise UserError(f"--report {args.report}: no such folder")
+    sock = _listen(args.port)
+    port = sock.getsockname()[1]
     lab = Lab(report=report)
-    app = create_app(lab)
-    url = f"http://127.0.0.1:{port}/?token={lab.token}{fragment}"
-    # open event streams must not hold up Ctrl-C: they get a second to end
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on",
-                            timeout_graceful_shutdown=1)
-    server = uvicorn.Server(config)
-    print(f"tcplab lab: serving on http://127.0.0.1:{port}/ — open:\n    {url}\n(Ctrl-C stops the lab and its runs)\n"
-          f"working folder {lab.folder} (removed when the lab stops)", flush=True)
-    if not args.no_browser:
-        import webbrowser
+    try:  # from here on, whatever happens, the lab's workers and folder go with it
+        app = create_app(lab)
+        url = f"http://127.0.0.1:{port}/?token={lab.token}{fragment}"
+        # open event streams must not hold up Ctrl-C: they get a second to end
+        config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on",
+                                timeout_graceful_shutdown=1)
+        server = uvicorn.Server(config)
+        print(f"tcplab lab: serving on http://127.0.0.1:{port}/ — open:\n    {url}\n"
+              f"(Ctrl-C stops the lab and its runs)\n"
+              f"working folder {lab.folder} (removed when the lab stops)", flush=True)
+        if not args.no_browser:
+            import webbrowser
 
-        webbrowser.open(url)
-    try:
+            webbrowser.open(url)
         server.run(sockets=[sock])
     finally:
         lab.close()

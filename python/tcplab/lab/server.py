@@ -67,10 +67,11 @@ def _ctx():
 class Proc:
     """A worker process and its end of the pipe."""
 
-    def __init__(self, kind: str):
+    def __init__(self, kind: str, folder: Path | None = None):
         ctx = _ctx()
         self.conn, child = ctx.Pipe()
-        self.process = ctx.Process(target=worker.serve, args=(child, kind), daemon=True,
+        self.process = ctx.Process(target=worker.serve, args=(child, kind, str(folder) if folder else None),
+                                   daemon=True,
                                    name=f"tcplab-lab-{kind}")
         self.process.start()
         child.close()
@@ -194,9 +195,9 @@ class Lab:
     def warm(self) -> None:
         """Start the quick worker and a spare run worker (so that a run starts at once)."""
         if self.quick is None or not self.quick.process.is_alive():
-            self.quick = Proc("quick")
+            self.quick = Proc("quick", self.folder)
         if self.spare is None or not self.spare.process.is_alive():
-            self.spare = Proc("run")
+            self.spare = Proc("run", self.folder)
 
     async def analyze(self, req: dict) -> dict:
         async with self.quick_lock:
@@ -228,7 +229,7 @@ class Lab:
         if self.spare is not None and self.spare.process.is_alive():
             proc, self.spare = self.spare, None
         else:
-            proc = Proc("run")
+            proc = Proc("run", self.folder)
         await self._ready(proc)
         job_id = secrets.token_hex(8)
         folder = self.folder / "jobs" / job_id

@@ -58,8 +58,9 @@ def _die_with_parent() -> None:
         pass
 
 
-def serve(conn, kind: str) -> None:
-    """A worker's main: import the engine, say "ready", then serve (quick) or run once (run)."""
+def serve(conn, kind: str, folder: str | None = None) -> None:
+    """A worker's main: import the engine, say "ready", then serve requests (quick) or runs
+    (run). `folder` is the lab's own folder, where its warm-up run writes."""
     _die_with_parent()
     # Ctrl-C in the terminal reaches the whole process group: the server stops
     # the workers itself, in order. It stops one with SIGTERM, raised here as
@@ -76,7 +77,7 @@ def serve(conn, kind: str) -> None:
     from tcplab.scenario import _core
 
     _core()
-    _warm_up(kind)
+    _warm_up(kind, folder)
     conn.send({"type": "ready", "pid": os.getpid()})
     try:
         while True:
@@ -108,7 +109,8 @@ count = 2
 """
 
 
-def _warm_up(kind: str) -> None:
+def _warm_up(kind: str, folder: str | None) -> None:
+    import shutil
     import tempfile
 
     class _Null:
@@ -119,9 +121,13 @@ def _warm_up(kind: str) -> None:
         ans = analyze({"toml": _WARM})
         if kind == "quick":
             gallery({})
-        if kind == "run":
-            with tempfile.TemporaryDirectory(prefix="tcplab-lab-warm-") as tmp:
+        if kind == "run" and folder:
+            # inside the lab's folder: removed with it, however this process ends
+            tmp = tempfile.mkdtemp(prefix=f"warm-{os.getpid()}-", dir=folder)
+            try:
                 run_job({"doc": ans["doc"], "engine": "packet", "folder": tmp}, _Null())
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
     except Exception:  # a warm-up is an optimization; the real request reports any error
         pass
 
