@@ -631,11 +631,13 @@ def path_metrics(plan_links: list[dict], routes: list[list[int]], kind, goodput,
     fair = max_min_fair_shares([link["rate_bps"] for link in plan_links], tcp_routes)
     with np.errstate(invalid="ignore", divide="ignore"):
         columns = {"bottleneck_bps": rate, "normalized_goodput": goodput / rate, "fair_share_bps": fair}
+    wanted = {(plan_links[k]["name"], plan_links[k].get("direction", "forward")) for k in set(bn[tcp].tolist()) if k >= 0}
     reported = {}
-    if links_table is not None and "name" in links_table and "direction" in links_table:
-        names = np.asarray(links_table["name"], dtype=object)
-        dirs = np.asarray(links_table["direction"], dtype=object)
-        reported = {(n, d): i for i, (n, d) in enumerate(zip(names.tolist(), dirs.tolist()))}
+    if wanted and links_table is not None and "name" in links_table and "direction" in links_table:
+        # the rows of the bottleneck links only (a table of 10^5 access links is no index)
+        names = np.asarray(links_table["name"], dtype=object).tolist()
+        dirs = np.asarray(links_table["direction"], dtype=object).tolist()
+        reported = {(n, d): i for i, (n, d) in enumerate(zip(names, dirs)) if (n, d) in wanted}
     bottlenecks = []
     crossing: dict[int, list[int]] = {}
     for f in np.flatnonzero(tcp):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
 from rich.console import Console
@@ -123,10 +124,11 @@ def show(res, console: Console | None = None) -> None:
                       f"{b['utilization']:.4f}" if "utilization" in b else "–", str(b.get("drops", "–")))
         c.print(t)
     if len(m["groups"]) > 1:
-        t = Table(title="groups")
+        many = len(m["groups"]) > 20  # all of them are in --json and the outputs
+        t = Table(title=f"groups ({len(m['groups'])})" + (" — first 20" if many else ""))
         for col in ("group", "flows", "goodput", "Jain"):
             t.add_column(col, justify="right" if col != "group" else "left")
-        for g, d in m["groups"].items():
+        for g, d in itertools.islice(m["groups"].items(), 20):
             t.add_row(escape(shown(g, 40)), str(d["flows"]), _rate(d["goodput_bps"]), f"{d['jain_index']:.3f}")
         c.print(t)
     t = Table(title=f"flows ({len(res.flows)})" + (" — first 20" if len(res.flows) > 20 else ""))
