@@ -28,6 +28,11 @@ if [ "$want_tests" = "test" ] && { ! command -v ns >/dev/null 2>&1 || ! command 
   fi
 fi
 
+if ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+  echo "tcplab needs Python 3.11 or newer (it reads TOML with tomllib); python3 here is $(python3 --version 2>&1)." >&2
+  echo "Install python3.11 (or newer) and run this again." >&2
+  exit 1
+fi
 if [ ! -x .venv/bin/python ]; then
   echo "== creating .venv"
   python3 -m venv .venv
