@@ -257,3 +257,12 @@ def test_many_flow_errors_are_summarized_by_cause():
     assert "55 of 500 flows failed: bind: Cannot assign requested address" in text
     assert "1 of 500 flows failed: connect: Connection refused (flows 3)" in text
     assert "start_jitter" in text and len(text) < 600
+
+
+def test_more_flows_than_the_kernel_takes_at_once_are_refused_before_the_run():
+    from tcplab.scenario import load_scenario
+
+    sc = smoke(flows={"tcp": {"kind": "tcp", "count": linux.MAX_TCP_FLOWS + 1}})
+    with pytest.raises(UserError, match=r"flows: the linux engine runs at most 500 TCP flows"):
+        linux._plan(load_scenario(sc))
+    linux._plan(load_scenario(smoke(flows={"tcp": {"kind": "tcp", "count": linux.MAX_TCP_FLOWS}})))

@@ -66,12 +66,18 @@ fn connect(cfg: &SendConfig, f: &SendFlow) -> Result<TcpStream, String> {
             sin_zero: [0; 8],
         };
         let len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
-        if libc::bind(fd, &sa as *const _ as *const libc::sockaddr, len) != 0 {
-            return Err(format!(
-                "flow {}: bind: {}",
-                f.id,
-                std::io::Error::last_os_error()
-            ));
+        // With some hundreds of flows starting at once the kernel answered a few
+        // binds with EADDRNOTAVAIL for an address that is there (450 flows:
+        // intermittently, from about flow 445 on; cause not found: the address
+        // and route are set once, before the start); a retry a moment later binds.
+        let mut tries = 0;
+        while libc::bind(fd, &sa as *const _ as *const libc::sockaddr, len) != 0 {
+            let e = std::io::Error::last_os_error();
+            tries += 1;
+            if e.raw_os_error() != Some(libc::EADDRNOTAVAIL) || tries >= 200 {
+                return Err(format!("flow {}: bind: {e}", f.id));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
         }
         let da = libc::sockaddr_in {
             sin_family: libc::AF_INET as libc::sa_family_t,
@@ -81,12 +87,16 @@ fn connect(cfg: &SendConfig, f: &SendFlow) -> Result<TcpStream, String> {
             },
             sin_zero: [0; 8],
         };
-        if libc::connect(fd, &da as *const _ as *const libc::sockaddr, len) != 0 {
-            return Err(format!(
-                "flow {}: connect: {}",
-                f.id,
-                std::io::Error::last_os_error()
-            ));
+        // the same transient state can answer a connect with ENETUNREACH (one
+        // of 500 flows): retried the same way
+        let mut tries = 0;
+        while libc::connect(fd, &da as *const _ as *const libc::sockaddr, len) != 0 {
+            let e = std::io::Error::last_os_error();
+            tries += 1;
+            if e.raw_os_error() != Some(libc::ENETUNREACH) || tries >= 200 {
+                return Err(format!("flow {}: connect: {e}", f.id));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
         }
         Ok(stream)
     }
