@@ -73,7 +73,10 @@ def _output_bytes(args, trace) -> int:
         if args.trace_interval:
             extra.append((["trace", "interval"], args.trace_interval))
         sc = load_scenario(args.scenario, override_list(args.overrides) + extra)
-        return int(dict(_core().estimate_budget(json.dumps(sc)))["memory_bytes"])
+        est = dict(_core().estimate_budget(json.dumps(sc)))
+        if est["events"] > est["max_events"] or est["memory_bytes"] > est["max_memory_bytes"]:
+            return 0  # the run refuses it first, naming the key that makes it too big
+        return int(est["memory_bytes"])
     except Exception:  # noqa: BLE001 - an estimate only; the run reports the real error
         return 0
 
