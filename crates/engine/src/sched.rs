@@ -58,10 +58,49 @@ pub enum Event {
 /// them: ns-2's clock (a double) at the event, then the clocks of the event
 /// that scheduled it and of that one's scheduler. Doubles are kept as their
 /// bits, which order as the values do for the non-negative times of a run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Order {
     pub clock: u64,
     pub cause: [u64; 2],
+}
+
+// Lexicographic, as derived, but the clocks first and alone: they decide
+// nearly every comparison, and the derived form compares the causes
+// through a slice comparison.
+impl PartialOrd for Order {
+    #[inline]
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+    #[inline]
+    fn lt(&self, o: &Self) -> bool {
+        self.clock < o.clock
+            || (self.clock == o.clock
+                && (self.cause[0] < o.cause[0]
+                    || (self.cause[0] == o.cause[0] && self.cause[1] < o.cause[1])))
+    }
+    #[inline]
+    fn gt(&self, o: &Self) -> bool {
+        o.lt(self)
+    }
+    #[inline]
+    fn le(&self, o: &Self) -> bool {
+        !o.lt(self)
+    }
+    #[inline]
+    fn ge(&self, o: &Self) -> bool {
+        !self.lt(o)
+    }
+}
+
+impl Ord for Order {
+    #[inline]
+    fn cmp(&self, o: &Self) -> Ordering {
+        self.clock
+            .cmp(&o.clock)
+            .then(self.cause[0].cmp(&o.cause[0]))
+            .then(self.cause[1].cmp(&o.cause[1]))
+    }
 }
 
 impl Order {

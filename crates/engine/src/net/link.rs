@@ -10,7 +10,7 @@
 //! admitted packets whose transmission starts after t, kept in a second small
 //! FIFO of start times.
 
-use super::packet::{Kind, Packet, CE, ECT};
+use super::packet::{Packet, CE, ECT};
 use super::queue::Queue;
 use super::ring::Ring;
 use crate::rng::Rng;
@@ -104,13 +104,14 @@ pub struct Link {
     pub queue: Queue,
     /// The serializer is busy until this time.
     busy_until: SimTime,
-    /// Start times (and sizes) of admitted packets still waiting.
-    waiting: Ring<(SimTime, u32, Kind)>,
+    /// Admitted packets still waiting: when each starts, its size, and the
+    /// [`Order`] of the event that starts it (see [`Link::waiting`]).
+    waiting: Ring<Waiting>,
     /// Every admitted packet not yet at the next hop, with its arrival time
     /// there and the [`Order`] of that arrival (see [`Link::admit`]).
     pipe: Ring<(SimTime, Order, Packet)>,
-    /// Cached transmission times of the two common sizes.
-    tx_cache: [(u32, SimTime); 2],
+    /// Cached transmission times of the two common sizes (see [`Tx`]).
+    tx_cache: [Tx; 2],
     pub counters: LinkCounters,
     /// Arrivals from this time on are checked against the outage schedule
     /// (the next outage's start; `SimTime::MAX` on a link without outages,
@@ -125,15 +126,50 @@ pub struct Link {
     /// Per mark, what was admitted before the snapshot but belongs after the
     /// mark (a packet handed on at a future instant).
     late: [Late; 2],
-    /// The [`Order`] of the event that started the packet in transmission
-    /// (or the last one sent), and its transmission time as ns-2 computes it
-    /// (a double): ns-2 scheduled the start of the next waiting packet (the
-    /// queue's resume) in that event, that much later (see [`Link::waiting`]).
-    cur: (Order, f64),
-    /// The same for the last packet admitted (it may still wait).
+    /// The [`Order`] of the event that starts the last packet admitted (it
+    /// may still wait), and its transmission time as ns-2 computes it (a
+    /// double): ns-2 schedules the start of the next packet (the queue's
+    /// resume) in that event, that much later (see [`Link::waiting`]).
     last: (Order, f64),
     /// The delay in seconds as ns-2 has it (a double).
     delay_s: f64,
+}
+
+/// A packet waiting in the buffer.
+#[derive(Clone, Copy, Debug)]
+struct Waiting {
+    /// When its transmission starts.
+    start: SimTime,
+    /// The [`Order`] of the event that starts it: the queue's resume that
+    /// the previous packet's start scheduled (computed at admission, where
+    /// the chain of starts is known).
+    order: Order,
+    bytes: u32,
+}
+
+/// A packet size's transmission time: in integer nanoseconds, and as ns-2
+/// computes it (`LinkDelay::txtime`, a double), alone and plus the link's
+/// delay (the two sums ns-2 schedules with).
+#[derive(Clone, Copy, Debug)]
+struct Tx {
+    bytes: u32,
+    ns: SimTime,
+    /// `8 · bytes / rate`, seconds.
+    txt: f64,
+    /// `txt + delay`, seconds.
+    txt_delay: f64,
+}
+
+impl Tx {
+    fn new(bytes: u32, rate_bps: f64, delay_s: f64) -> Tx {
+        let txt = 8.0 * bytes as f64 / rate_bps;
+        Tx {
+            bytes,
+            ns: tx_time_ns(bytes, rate_bps),
+            txt,
+            txt_delay: txt + delay_s,
+        }
+    }
 }
 
 /// The order of the resume that a start of order `o`, sending for `txt`
@@ -217,8 +253,8 @@ impl Link {
             waiting: Ring::default(),
             pipe: Ring::default(),
             tx_cache: [
-                (40, tx_time_ns(40, rate_bps)),
-                (1000, tx_time_ns(1000, rate_bps)),
+                Tx::new(40, rate_bps, delay_ns as f64 / 1e9),
+                Tx::new(1000, rate_bps, delay_ns as f64 / 1e9),
             ],
             counters: LinkCounters::default(),
             down_from: SimTime::MAX,
@@ -226,7 +262,6 @@ impl Link {
             delivery_pending: false,
             marks: [SimTime::MAX; 2],
             late: [Late::default(); 2],
-            cur: (Order::default(), 0.0),
             last: (Order::default(), 0.0),
             delay_s: delay_ns as f64 / 1e9,
         }
@@ -305,7 +340,7 @@ impl Link {
         if now >= self.down_from {
             return true;
         }
-        let tx = self.tx_time(bytes);
+        let tx = self.tx(bytes).ns;
         if self
             .busy_until
             .max(now)
@@ -320,15 +355,16 @@ impl Link {
         false
     }
 
+    /// The transmission times of `bytes` (cached for the two last sizes).
     #[inline]
-    fn tx_time(&mut self, bytes: u32) -> SimTime {
-        for &(b, t) in &self.tx_cache {
-            if b == bytes {
+    fn tx(&mut self, bytes: u32) -> Tx {
+        for &t in &self.tx_cache {
+            if t.bytes == bytes {
                 return t;
             }
         }
-        let t = tx_time_ns(bytes, self.rate_bps);
-        self.tx_cache[1] = (bytes, t);
+        let t = Tx::new(bytes, self.rate_bps, self.delay_s);
+        self.tx_cache[1] = t;
         t
     }
 
@@ -341,31 +377,19 @@ impl Link {
     /// scheduled when the link it comes from started sending it
     /// (`LinkDelay::recv`; a packet from an agent, in the event the agent
     /// sends in), the queue's resume that starts the next packet when the
-    /// current one started (`cur`), each in ns-2's double clock. The one of
-    /// smaller [`Order`] goes first; a full tie, the departure.
+    /// current one started (the waiting packet's `order`), each in ns-2's
+    /// double clock. The one of smaller [`Order`] goes first; a full tie,
+    /// the departure.
     #[inline]
     pub fn waiting(&mut self, now: SimTime, arriving: Option<Order>) -> usize {
-        while let Some(&(start, bytes, _)) = self.waiting.front() {
-            if start < now || (start == now && !self.arrival_first(arriving)) {
-                self.cur = (resume(self.cur), self.ns2_tx(bytes));
+        while let Some(w) = self.waiting.front() {
+            if w.start < now || (w.start == now && !arriving.is_some_and(|o| o < w.order)) {
                 self.waiting.pop_front();
             } else {
                 break;
             }
         }
         self.waiting.len()
-    }
-
-    /// At a tie, does the arrival come before the departure?
-    #[inline]
-    fn arrival_first(&self, arriving: Option<Order>) -> bool {
-        arriving.is_some_and(|o| o < resume(self.cur))
-    }
-
-    /// ns-2's transmission time of `bytes` (`LinkDelay::txtime`), seconds.
-    #[inline]
-    fn ns2_tx(&self, bytes: u32) -> f64 {
-        8.0 * bytes as f64 / self.rate_bps
     }
 
     /// A packet arrives at the link's input at `now`, in an event of order
@@ -399,7 +423,12 @@ impl Link {
         } else if let Err(why) = self.managed_admit(pkt, now, must_wait, order) {
             return Err(self.dropped(now, why));
         }
-        let tx = self.tx_time(pkt.size_bytes);
+        let Tx {
+            ns: tx,
+            txt,
+            txt_delay,
+            ..
+        } = self.tx(pkt.size_bytes);
         let start = self.busy_until.max(now);
         // saturating: a link slower than the run is long stays busy "forever"
         let end = start.saturating_add(tx);
@@ -407,10 +436,14 @@ impl Link {
         self.counters.admitted += 1;
         self.counters.admitted_bytes += pkt.size_bytes as u64;
         self.counters.busy_ns += tx;
-        let txt = self.ns2_tx(pkt.size_bytes);
         let wait = if start > now {
-            self.waiting.push_back((start, pkt.size_bytes, pkt.kind));
-            self.last = (resume(self.last), txt);
+            let order = resume(self.last);
+            self.waiting.push_back(Waiting {
+                start,
+                order,
+                bytes: pkt.size_bytes,
+            });
+            self.last = (order, txt);
             Some(start)
         } else {
             // Every packet admitted before has started. If the last one ends
@@ -420,13 +453,12 @@ impl Link {
             let r = resume(self.last);
             let by = if ends_now && order < r { r } else { order };
             self.last = (by, txt);
-            self.cur = self.last;
             None
         };
         if end > self.marks[0] {
             self.count_late(now, Some((start, end)), None);
         }
-        let next = self.last.0.then(txt + self.delay_s);
+        let next = self.last.0.then(txt_delay);
         Ok((end.saturating_add(self.delay_ns), next, wait))
     }
 
@@ -463,7 +495,7 @@ impl Link {
                     Some(now - self.busy_until)
                 };
                 let bytes = if red.counts_bytes() {
-                    self.waiting.iter().map(|w| w.1 as u64).sum()
+                    self.waiting.iter().map(|w| w.bytes as u64).sum()
                 } else {
                     0
                 };
@@ -622,6 +654,7 @@ impl Link {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::packet::Kind;
 
     fn pkt(seq: u32) -> Packet {
         Packet::new(Kind::Data, 0, seq, 1000)
