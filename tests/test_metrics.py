@@ -13,12 +13,16 @@ from tcplab.traces import canonical
 # --- paper A: normalized throughput --------------------------------------------------
 
 def test_reference_and_normalized_throughput():
-    # paper A: C = 1 Mb/s, background mean C/2 → reference 0.5 Mb/s; 0.45 Mb/s of TCP is 0.9
-    assert M.reference_rate(1e6, 0.5e6, "free") == 5e5
-    assert M.reference_rate(1e6, 0.5e6, "capacity") == 1e6
+    # paper A: C = 1 Mb/s, background mean C/2 → reference 0.5 Mb/s (the engine's Plan,
+    # the one definition); 0.45 Mb/s of TCP is 0.9
+    from tcplab.plan import plan
+    from tcplab.scenario import load_scenario
+
+    sc = load_scenario("scenarios/a-constant-udp.toml")
+    assert plan(sc).reference_bps == pytest.approx(5e5)
+    sc["measure"] = {"reference": "capacity"}
+    assert plan(sc).reference_bps == pytest.approx(1e6)
     assert M.normalized_throughput(4.5e5, 5e5) == pytest.approx(0.9)
-    with pytest.raises(ValueError):
-        M.reference_rate(1e6, 0, "bogus")
 
 
 # --- paper B: goodputs and fairness --------------------------------------------------

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
-    "reference_rate", "normalized_throughput",
+    "normalized_throughput",
     "system_goodput", "aggregated_goodput", "jain_index",
     "delivered_packets_at", "allotted_goodput", "allotted_system_goodput", "allotted_fairness",
     "success_percentage", "playback_reads", "playback_success",
@@ -39,23 +39,11 @@ __all__ = [
 
 # --- paper A: normalized throughput --------------------------------------------------
 
-def reference_rate(capacity_bps: float, background_mean_bps: float = 0.0, kind: str = "capacity") -> float:
-    """The rate throughput is normalized by (bit/s).
-
-    ``kind="capacity"``: the bottleneck rate C. ``kind="free"``: the free capacity
-    C − mean background rate, paper A's reference (its background averages C/2,
-    so normalized throughput = TCP goodput / (C/2)).
-    """
-    if kind == "capacity":
-        return float(capacity_bps)
-    if kind == "free":
-        return max(float(capacity_bps) - float(background_mean_bps), 0.0)
-    raise ValueError(f"reference kind must be 'capacity' or 'free', got {kind!r}")
-
-
 def normalized_throughput(rate_bps, reference_bps: float):
     """Paper A's normalized throughput: a (TCP goodput) rate divided by the
-    reference rate of `reference_rate` (1 = TCP uses all of it)."""
+    reference rate (1 = TCP uses all of it). The reference is the engine's, one
+    definition for every engine: `tcplab.plan.Plan.reference_bps` (`measure.reference`:
+    the capacity C, or the free capacity C − the background's mean rate, paper A's)."""
     return np.asarray(rate_bps, dtype=float) / float(reference_bps) if reference_bps > 0 else np.nan
 
 

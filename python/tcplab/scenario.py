@@ -1,6 +1,7 @@
 """Scenario loading: TOML file → dict → overrides by dotted path → resolved.
 
-The schema lives in one place, the Rust engine (`crates/engine/src/scenario.rs`);
+The schema lives in one place, the Rust engine (`crates/engine/src/scenario/`: schema.rs,
+defaults.rs, validate.rs);
 this module only reads files, applies `--set key.path=value` overrides and asks
 the engine to validate and fill in defaults. Any problem is a `UserError`
 whose message names the key path and what was expected.

@@ -1,5 +1,5 @@
 //! tcplab-engine: a packet-level discrete-event simulator of TCP flows and UDP
-//! background traffic over a dumbbell. Pure Rust; knows nothing of Python.
+//! background traffic on any topology of links (dumbbell, path, parking lot, two-way). Pure Rust; knows nothing of Python.
 //!
 //! Entry point: [`sim::run_json`] (or [`scenario::Scenario`] → [`scenario::Plan`]
 //! → [`sim::Sim`]). The layers and the data flow: docs/ARCHITECTURE.md.

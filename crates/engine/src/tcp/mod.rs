@@ -1,4 +1,4 @@
-//! TCP as three small parts (DESIGN.md §4):
+//! TCP as three small parts (docs/ARCHITECTURE.md, "The packet engine"):
 //!
 //! * the *congestion control* ([`cc`]): how big the window is — TCP(α, β)
 //!   with slow start, plain TCP being (1, ½). It sees events (an ack's newly
