@@ -22,6 +22,11 @@ pub struct UdpSource {
     jitter_rng: Rng,
     /// The shape's time of the next packet (before jitter).
     nominal: SimTime,
+    /// A shaped or jittered source sends on a grid of whole microseconds from its
+    /// start (`Some(start)`): the ns-2 export replays its departures from a
+    /// Tracefile, whose gaps are whole microseconds, so both engines send at the
+    /// same instants. A constant source (ns-2's CBR) sends on its own schedule.
+    grid_origin: Option<SimTime>,
 }
 
 impl UdpSource {
@@ -36,6 +41,16 @@ impl UdpSource {
             jitter_ns,
             jitter_rng: Rng::stream(seed, stream::UDP_SOURCE, JITTER_STREAM + flow as u64),
             nominal: 0,
+            grid_origin: None,
+        }
+    }
+
+    /// `t` on the source's microsecond grid (the next grid point at or after it).
+    #[inline]
+    fn on_grid(&self, t: SimTime) -> SimTime {
+        match self.grid_origin {
+            Some(o) if t > o => o + (t - o).div_ceil(1_000) * 1_000,
+            _ => t,
         }
     }
 
@@ -51,7 +66,10 @@ impl UdpSource {
     /// The source starts at `start`: when its first packet leaves.
     pub fn first_departure(&mut self, start: SimTime) -> SimTime {
         self.nominal = start;
-        start + self.jitter()
+        let on_grid = !matches!(self.shape, Shape::Constant { .. }) || self.jitter_ns > 0;
+        self.grid_origin = on_grid.then_some(start);
+        let t = start + self.jitter();
+        self.on_grid(t)
     }
 
     /// Emit one packet at `now`; returns it and when the next one is due
@@ -65,7 +83,8 @@ impl UdpSource {
             .next_departure(self.nominal, self.packet_size as f64 * 8.0);
         let next = next.map(|n| {
             self.nominal = n;
-            (n + self.jitter()).max(now)
+            let t = (n + self.jitter()).max(now);
+            self.on_grid(t)
         });
         (p, next)
     }
