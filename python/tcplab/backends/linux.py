@@ -206,7 +206,7 @@ def _plan(sc: dict) -> dict:
             sizes.add(size)
             variants.add(g["variant"])
             delayed.add(bool(g.get("delayed_ack", False)))
-            cc = g.get("cc") or "reno"
+            cc = g["cc"]
             kernel_profile.setdefault("linux" if g.get("profile") == "linux" else "ns2", label)
             if len(kernel_profile) > 1:
                 a, b = kernel_profile.values()

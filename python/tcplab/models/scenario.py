@@ -93,7 +93,7 @@ def read_path(scn: Mapping) -> Path:
                 name=name,
                 count=int(g["count"]),
                 variant=str(g["variant"]),
-                cc=str(g.get("cc", "reno")),
+                cc=str(g["cc"]),
                 alpha=float(g["alpha"]),
                 beta=float(g["beta"]),
                 packet_size=int(g["packet_size"]),

@@ -279,6 +279,10 @@ impl Scenario {
             }
             if g.kind == FlowKind::Tcp {
                 let p = g.tcp_params();
+                // cc and profile too: a resolved group says everything, so no
+                // consumer keeps a fallback of its own
+                g.cc = Some(p.cc);
+                g.profile = Some(p.profile);
                 g.variant = Some(p.variant);
                 g.alpha = Some(p.alpha);
                 g.beta = Some(p.beta);
