@@ -28,16 +28,17 @@ impl Sim {
         if let Agent::Tcp { snd, .. } = &mut self.agents[f as usize] {
             if let Some(d) = snd.rto_deadline {
                 let armed = &mut self.rto_orders[f as usize];
-                if armed.0 != d {
+                if armed.deadline != d {
                     // (re)armed in this event: ns-2 reschedules its timer now
-                    *armed = (
-                        d,
-                        order.then(crate::time::ns_f64(d.saturating_sub(now)) / 1e9),
-                    );
+                    *armed = super::RtoArm {
+                        deadline: d,
+                        armed_at: now,
+                        by: order,
+                    };
                 }
                 if d < snd.rto_entry {
                     snd.rto_entry = d;
-                    self.sched.schedule_ordered(d, Event::Rto(f), armed.1);
+                    self.sched.schedule_ordered(d, Event::Rto(f), armed.order());
                 }
             }
             // the pacer: at most one pending event per flow
@@ -66,7 +67,7 @@ impl Sim {
                 Some(d) => {
                     snd.rto_entry = d;
                     self.sched
-                        .schedule_ordered(d, Event::Rto(f), self.rto_orders[f as usize].1);
+                        .schedule_ordered(d, Event::Rto(f), self.rto_orders[f as usize].order());
                 }
                 None => {}
             }

@@ -244,7 +244,14 @@ impl Sim {
             agents,
             apps,
             out: Vec::with_capacity(64),
-            rto_orders: vec![(SimTime::MAX, Order::default()); nflows],
+            rto_orders: vec![
+                super::RtoArm {
+                    deadline: SimTime::MAX,
+                    armed_at: 0,
+                    by: Order::default(),
+                };
+                nflows
+            ],
             rec,
             flow_drops: vec![0; nflows],
             late_drops: vec![0; nflows],

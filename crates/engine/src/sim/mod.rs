@@ -76,9 +76,8 @@ pub struct Sim {
     /// Per flow: the application of a TCP flow that is not a bulk transfer.
     apps: Vec<Option<CbrApp>>,
     out: Vec<Packet>,
-    /// Per TCP flow: its retransmission deadline and the [`Order`] ns-2 gives
-    /// the timer's expiry (`clock_ + rtt_timeout()` of the event that armed it).
-    rto_orders: Vec<(SimTime, Order)>,
+    /// Per TCP flow: its retransmission deadline and the event that armed it.
+    rto_orders: Vec<RtoArm>,
     rec: Recorder,
     flow_drops: Vec<u64>,
     /// Drops decided before the warm-up snapshot for instants after it (a
@@ -96,6 +95,26 @@ pub struct Sim {
     candidates: Vec<Vec<(u32, f64)>>,
     /// `Event::Spill`s popped (left out of the reported event count).
     spills: u64,
+}
+
+/// A retransmission deadline, and the [`Order`] and time of the event that
+/// armed it: ns-2 orders the timer's expiry by `clock_ + rtt_timeout()` of
+/// that event, computed here only when the timer goes into the event queue
+/// (a deadline is re-armed at nearly every ack, and scheduled rarely).
+#[derive(Clone, Copy)]
+struct RtoArm {
+    deadline: SimTime,
+    armed_at: SimTime,
+    by: Order,
+}
+
+impl RtoArm {
+    /// The order of the timer's expiry.
+    #[inline]
+    fn order(&self) -> Order {
+        self.by
+            .then(crate::time::ns_f64(self.deadline.saturating_sub(self.armed_at)) / 1e9)
+    }
 }
 
 /// How often (simulated time) a run that streams its traces writes them
