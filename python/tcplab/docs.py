@@ -243,6 +243,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--docs", default="docs", help="the docs directory (default: docs)")
     ap.add_argument("--check", action="store_true", help="exit 1 if a committed file differs from the output")
     args = ap.parse_args(argv)
+    if not Path(args.docs).is_dir():
+        print(f"python -m tcplab.docs: error: --docs {args.docs}: no such folder (run it at the repository's root)",
+              file=sys.stderr)
+        return 2
     stale = []
     for name, make in FILES.items():
         path = Path(args.docs) / name
