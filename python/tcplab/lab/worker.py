@@ -73,11 +73,14 @@ def serve(conn, kind: str, folder: str | None = None) -> None:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, _term)
-    import tcplab.lab.answers  # noqa: F401  (the engine, numpy, pandas: imported now, not per request)
-    from tcplab.scenario import _core
+    try:
+        import tcplab.lab.answers  # noqa: F401  (the engine, numpy, pandas: imported now, not per request)
+        from tcplab.scenario import _core
 
-    _core()
-    _warm_up(kind, folder)
+        _core()
+        _warm_up(kind, folder)
+    except KeyboardInterrupt:
+        return  # stopped (Ctrl-C: the server's SIGTERM) while warming up: no traceback, nothing to clean
     conn.send({"type": "ready", "pid": os.getpid()})
     try:
         while True:
