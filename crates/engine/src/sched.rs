@@ -227,8 +227,14 @@ pub struct Scheduler {
     /// Insertion order of the heap's entries (the calendar's lists keep
     /// theirs by position).
     next_seq: u64,
-    /// The time and order of the event popped last (the one running).
+    /// The time of the event popped last (the one running).
     now: SimTime,
+    /// The node of the event popped last: it stays its window's (spent)
+    /// head, untouched, until that window pops again, so its order is read
+    /// there rather than copied out at every pop. NIL when `running` holds
+    /// the order instead (before the first pop, and after a re-shape, which
+    /// rebuilds the nodes).
+    running_node: u32,
     running: Order,
     /// Whole epochs popped, and pops left in this one.
     epochs: u64,
@@ -262,6 +268,7 @@ impl Scheduler {
             far_min: SimTime::MAX,
             next_seq: 0,
             now: 0,
+            running_node: NIL,
             running: Order::default(),
             epochs: 0,
             epoch_left: EPOCH,
@@ -282,14 +289,18 @@ impl Scheduler {
     /// The order of the event running now (the one popped last).
     #[inline]
     pub fn running(&self) -> Order {
-        self.running
+        if self.running_node != NIL {
+            self.node(self.running_node).order
+        } else {
+            self.running
+        }
     }
 
     /// Schedule `event` at `time` from the event running now.
     #[inline]
     pub fn schedule(&mut self, time: SimTime, event: Event) {
         let delay = crate::time::ns_f64(time.saturating_sub(self.now)) / 1e9;
-        self.schedule_ordered(time, event, self.running.then(delay));
+        self.schedule_ordered(time, event, self.running().then(delay));
     }
 
     /// Schedule a measurement (warm-up snapshot, trace sample, spill) at
@@ -457,8 +468,8 @@ impl Scheduler {
             let head = self.window(self.cur).head;
             let first = self.node(head).next;
             if first != NIL {
-                let n = *self.node(first);
-                if n.time > until {
+                let (time, event) = (self.node(first).time, self.node(first).event);
+                if time > until {
                     return None;
                 }
                 // `first` becomes the window's head; the old head is free
@@ -467,12 +478,12 @@ impl Scheduler {
                 self.free = head;
                 self.near -= 1;
                 self.epoch_left -= 1;
+                self.running_node = first;
                 if self.epoch_left == 0 {
-                    self.adapt(n.time);
+                    self.adapt(time);
                 }
-                self.now = n.time;
-                self.running = n.order;
-                return Some((n.time, n.event));
+                self.now = time;
+                return Some((time, event));
             }
             if !self.advance(until) {
                 return None;
@@ -557,6 +568,10 @@ impl Scheduler {
         // The calendar's events in (time, order) within each time: the
         // lists hold each time's events in order, and no time is in two
         // lists.
+        if self.running_node != NIL {
+            self.running = self.nodes[self.running_node as usize].order;
+            self.running_node = NIL;
+        }
         let mut pending = Vec::with_capacity(self.near);
         for w in &self.windows {
             let mut at = self.nodes[w.head as usize].next;
@@ -743,6 +758,40 @@ mod tests {
         }
         assert_eq!(s.popped(), pops);
         assert!(shapes.len() >= 4, "the calendar re-shaped ({shapes:?})");
+    }
+
+    /// The order of the running event is the popped event's, read from its
+    /// node, through re-shapes (which rebuild the nodes) and schedules into
+    /// the past (one before the floor re-shapes too).
+    #[test]
+    fn running_is_the_popped_events_order() {
+        let mut rng = crate::rng::Rng::stream(5, 0, 0);
+        let mut s = Scheduler::new();
+        let order = |i: u32| Order {
+            clock: i as u64,
+            cause: [3 * i as u64, 7],
+        };
+        let mut now: SimTime = 1 << 30;
+        let mut running = Order::default();
+        let mut pops = 0;
+        for i in 0..200_000u32 {
+            if rng.uniform() < 0.5 {
+                let t = match rng.uniform() {
+                    u if u < 0.05 => now.saturating_sub((rng.uniform() * 1e7) as SimTime),
+                    u if u < 0.95 => now + (rng.uniform() * 1e5) as SimTime,
+                    _ => now + (rng.uniform() * 1e10) as SimTime,
+                };
+                s.schedule_ordered(t, Event::Rto(i), order(i));
+            } else if let Some((t, Event::Rto(j))) =
+                s.pop_until(now + (rng.uniform() * 1e6) as SimTime)
+            {
+                now = t;
+                running = order(j);
+                pops += 1;
+            }
+            assert_eq!(s.running(), running, "step {i}");
+        }
+        assert!(pops > 50_000 && s.epochs > 10);
     }
 
     /// Pop from `s` up to `until` and check it against the reference's
