@@ -54,3 +54,29 @@ def test_a_constant_udp_send_jitter_numbers(jitter, pattern):
         vals = [_goodput(engine, **{"flows.background.send_jitter": jitter, "seed": s}) for s in range(1, 9)]
         assert f"{statistics.mean(vals):.{digits}f}" == mean_q, (engine, vals)
         assert f"{statistics.stdev(vals):.{len(sd_q.split('.')[1])}f}" == sd_q, (engine, vals)
+
+
+B_REALTIME = ROOT / "scenarios" / "b-realtime.toml"
+FOUR = ((1, 0.5), (0.31, 0.875), (0.583, 0.75), (1.25, 0.25))
+
+
+def _range_pct(text: str) -> tuple[float, float]:
+    lo, _, hi = text.partition("-")
+    return float(lo), float(hi or lo)
+
+
+def test_b_realtime_success_numbers():
+    comment = B_REALTIME.read_text()
+    m = re.search(r"PER 0 → ([\d.-]+) % success for the four.*?PER 0\.01 → ([\d.-]+) %; PER 0\.05 → ([\d.-]+) %, "
+                  r"smooth TCP\(0\.31, 0\.875\) lowest", comment, flags=re.S)
+    assert m, "b-realtime.toml no longer quotes its measured success rates: update this test with the comment"
+    for per, quoted in zip((0.0, 0.01, 0.05), m.groups()):
+        lo, hi = _range_pct(quoted)
+        digits = len(quoted.rpartition(".")[2]) if "." in quoted else 0
+        got = {ab: tcplab.run(str(B_REALTIME), overrides={"topology.sink_access.errors.per": per,
+                                                           "flows.rt.alpha": ab[0], "flows.rt.beta": ab[1]})
+               .metrics["app_success_percentage"] for ab in FOUR}
+        # the range as quoted: its ends are the lowest and highest of the four, rounded as written
+        assert (round(min(got.values()), digits), round(max(got.values()), digits)) == (lo, hi), (per, got)
+        if per == 0.05:
+            assert min(got, key=got.get) == (0.31, 0.875), got
