@@ -144,7 +144,9 @@ def test_profile_ns2_2001_starts_from_the_paper_eras_defaults_and_a_set_key_wins
     assert (era["tick"], era["min_rto"], era["initial_rto"], era["max_rto"]) == ("100ms", "0s", "6s", "64s")
     now = resolve(small())["flows"]["tcp"]
     assert (now["initial_cwnd"], now["tick"], now["max_rto"]) == (2, "10ms", "60s")
-    assert "profile" not in now  # unset stays unset: keys of existing results do not move
+    # resolved means every key filled, cc and profile too (issue 29: consumers kept
+    # fallbacks of their own); a result's keys name its build anyway
+    assert (now["profile"], now["cc"]) == ("ns2-2.35", "reno")
     # a paper's own value beats the profile's
     paper = resolve(small(**{"flows.tcp.profile": "ns2-2001", "flows.tcp.tick": "0.5s"}))["flows"]["tcp"]
     assert paper["tick"] == "500ms"
