@@ -84,7 +84,14 @@ fn bundle_emulator(root: &Path) {
                 .current_dir(root)
                 .env_remove("CARGO_TARGET_DIR")
                 .env_remove("CARGO_BUILD_TARGET")
-                .args(["build", "--release", "-q", "-p", "tcplab-linuxemu", "--target-dir"])
+                .args([
+                    "build",
+                    "--release",
+                    "-q",
+                    "-p",
+                    "tcplab-linuxemu",
+                    "--target-dir",
+                ])
                 .arg(&out)
                 .status();
             match status {
@@ -96,15 +103,24 @@ fn bundle_emulator(root: &Path) {
             }
         }
     };
-    if built.canonicalize().ok().is_some_and(|b| Some(b) == dest.canonicalize().ok()) {
+    if built
+        .canonicalize()
+        .ok()
+        .is_some_and(|b| Some(b) == dest.canonicalize().ok())
+    {
         return; // already in place (scripts/build-wheel.sh strips it there)
     }
-    let copied = fs::create_dir_all(&dest_dir).and_then(|_| fs::copy(&built, &dest)).and_then(|_| {
-        use std::os::unix::fs::PermissionsExt;
-        fs::set_permissions(&dest, fs::Permissions::from_mode(0o755))
-    });
+    let copied = fs::create_dir_all(&dest_dir)
+        .and_then(|_| fs::copy(&built, &dest))
+        .and_then(|_| {
+            use std::os::unix::fs::PermissionsExt;
+            fs::set_permissions(&dest, fs::Permissions::from_mode(0o755))
+        });
     if let Err(e) = copied {
-        println!("cargo:warning=tcplab-emu not copied into the wheel ({}: {e})", built.display());
+        println!(
+            "cargo:warning=tcplab-emu not copied into the wheel ({}: {e})",
+            built.display()
+        );
     }
 }
 

@@ -432,8 +432,17 @@ fn plan_writes_rate_shapes_in_si_units() {
 /// refused by the key that makes the combination, not run into a collapse.
 #[test]
 fn bbr_is_refused_outside_the_linux_profile_with_sack() {
-    let group = |extra: &str| MINIMAL.replace(r#""kind": "tcp""#, &format!(r#""kind": "tcp", "cc": "bbr"{extra}"#));
-    for profile in ["", r#", "profile": "ns2-2.35""#, r#", "profile": "ns2-2001""#] {
+    let group = |extra: &str| {
+        MINIMAL.replace(
+            r#""kind": "tcp""#,
+            &format!(r#""kind": "tcp", "cc": "bbr"{extra}"#),
+        )
+    };
+    for profile in [
+        "",
+        r#", "profile": "ns2-2.35""#,
+        r#", "profile": "ns2-2001""#,
+    ] {
         let e = Scenario::from_json(&group(&format!(r#"{profile}, "variant": "sack""#)))
             .unwrap()
             .resolve()
@@ -459,7 +468,10 @@ fn out_of_range_numbers_are_said_without_rust_type_names() {
     let bad = MINIMAL.replace(r#""buffer": 40"#, r#""buffer": -5"#);
     let e = Scenario::from_json(&bad).unwrap_err();
     assert_eq!(e.path, "topology.bottleneck.buffer");
-    assert_eq!(e.message, "expected a whole number from 0 to 4294967295, got integer -5");
+    assert_eq!(
+        e.message,
+        "expected a whole number from 0 to 4294967295, got integer -5"
+    );
     let bad = MINIMAL.replace(r#""buffer": 40"#, r#""buffer": 2.5"#);
     let e = Scenario::from_json(&bad).unwrap_err();
     assert!(e.message.starts_with("expected a whole number"), "{e}");
@@ -477,7 +489,10 @@ fn cubic_is_refused_with_reno_and_newreno_recovery() {
         )
     };
     for v in ["reno", "newreno"] {
-        let e = Scenario::from_json(&group(v)).unwrap().resolve().unwrap_err();
+        let e = Scenario::from_json(&group(v))
+            .unwrap()
+            .resolve()
+            .unwrap_err();
         assert_eq!(e.path, "flows.tcp.variant", "{e}");
     }
     for v in ["sack", "tahoe"] {

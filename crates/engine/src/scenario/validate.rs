@@ -936,7 +936,12 @@ impl Scenario {
         }
         // the longest route: every link of a path; a parking lot's long flow
         // with its access and sink-access links
-        let longest = t.links.len() + if t.kind == TopologyKind::ParkingLot { 2 } else { 0 };
+        let longest = t.links.len()
+            + if t.kind == TopologyKind::ParkingLot {
+                2
+            } else {
+                0
+            };
         if longest > MAX_ROUTE_LINKS {
             return Err(err(
                 "topology.links",

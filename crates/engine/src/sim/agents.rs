@@ -66,8 +66,11 @@ impl Sim {
                 Some(d) if d <= now => snd.on_timeout(now, &mut out),
                 Some(d) => {
                     snd.rto_entry = d;
-                    self.sched
-                        .schedule_ordered(d, Event::Rto(f), self.rto_orders[f as usize].order());
+                    self.sched.schedule_ordered(
+                        d,
+                        Event::Rto(f),
+                        self.rto_orders[f as usize].order(),
+                    );
                 }
                 None => {}
             }
