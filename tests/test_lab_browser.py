@@ -23,12 +23,10 @@ import pytest
 
 from tcplab.lab.local import LabProcess
 
-webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install selenium)")
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
-DRIVER = shutil.which("chromedriver")
-pytestmark = pytest.mark.skipif(not (CHROMIUM and DRIVER),
-                                reason="no headless Chromium (apt-get install -y chromium chromium-driver)")
+from headless import SKIP_WITHOUT_CHROMIUM, chromium, console_errors  # noqa: E402
+
+pytestmark = SKIP_WITHOUT_CHROMIUM
 
 ART = Path(__file__).resolve().parents[1] / "artifacts" / "lab"
 SHORT = {"duration": "60s", "warmup": "5s"}
@@ -52,17 +50,8 @@ def lab(report):
 
 @pytest.fixture(scope="module")
 def browser():
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-
-    opts = Options()
-    opts.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,1700"):
-        opts.add_argument(arg)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    drv = webdriver.Chrome(service=Service(DRIVER), options=opts)
-    drv.set_page_load_timeout(60)
     ART.mkdir(parents=True, exist_ok=True)
+    drv = chromium(1400, 1700)
     yield drv
     drv.quit()
 
@@ -99,10 +88,6 @@ def _rows(browser) -> dict:
         "o[tr.cells[0].textContent] = [...tr.cells].slice(1).map(c => c.textContent); return o;")
 
 
-def _errors(browser) -> list:
-    return [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
-
-
 def _set(browser, key: str, value) -> None:
     browser.execute_script(
         "const el = document.querySelector(`.ctl[data-key='${arguments[0]}'] input.num, "
@@ -122,7 +107,7 @@ def test_page_loads_with_every_answer_and_no_console_error(lab, browser):
     assert "0.13 × the bandwidth-delay product" in why and "Synchronization" in why
     models = browser.execute_script("return [...document.querySelectorAll('#predictions tbody tr')].map(r => [r.cells[0].textContent, r.cells[2].textContent])")
     assert ["buffer-bdp", "150.0"] in models and ["slowstart-cycle", "does not apply"] in models
-    assert not _errors(browser)
+    assert not console_errors(browser)
     browser.save_screenshot(str(ART / "01-paper-c-loaded.png"))
 
 
@@ -141,7 +126,7 @@ def test_moving_the_buffer_updates_models_table_and_plots(lab, browser):
     assert any(n.startswith("AIMD peak (B + μτ)/N = 21.0") for n in cwnd)  # (60 + 150)/10
     assert "buffer=60" in browser.execute_script("return decodeURIComponent(location.hash)")
     assert "\nbuffer = 60\n" in browser.execute_script("return document.getElementById('toml').value")
-    assert not _errors(browser)
+    assert not console_errors(browser)
     browser.save_screenshot(str(ART / "02-buffer-60.png"))
 
 
@@ -152,7 +137,7 @@ def test_an_invalid_value_shows_the_engine_error_next_to_its_control(lab, browse
     assert "flows.sack.beta: must be in (0, 1)" in msg
     browser.save_screenshot(str(ART / "03-invalid-beta.png"))
     # the browser logs the refused request itself, and nothing else
-    assert all("/api/analyze" in e["message"] and "400" in e["message"] for e in _errors(browser))
+    assert all("/api/analyze" in e["message"] and "400" in e["message"] for e in console_errors(browser))
 
 
 def test_cancel_stops_a_long_run(lab, browser):
@@ -164,7 +149,7 @@ def test_cancel_stops_a_long_run(lab, browser):
     browser.find_element("id", "cancel").click()
     _wait(browser, "return document.getElementById('packet-status').dataset.state === 'cancelled'", 10)
     browser.save_screenshot(str(ART / "04-cancelled.png"))
-    assert not _errors(browser)
+    assert not console_errors(browser)
 
 
 def test_a_shared_url_reproduces_the_same_numbers(lab, browser):
@@ -205,7 +190,7 @@ def test_the_gallery_opens_a_claim_live(lab, browser):
     why = browser.execute_script("return document.getElementById('why').textContent")
     assert "3 slow start(s) per cycle predicted" in why
     assert "0 single, 0 double and 3 triple slow-start cycles" in why  # what the packet engine did
-    assert not _errors(browser)
+    assert not console_errors(browser)
     browser.save_screenshot(str(ART / "06-gallery-d2-triple-slowstart.png"))
     # zoom to a loss episode: every plot's time axis follows (13 RTTs around the first loss)
     browser.find_element("id", "zoom-loss").click()
@@ -281,4 +266,4 @@ def test_other_shapes_of_scenario_open_cleanly(lab, browser, name):
     _open(browser, lab, name, {"duration": "30s", "warmup": "5s"})
     assert "packet engine" in _rows(browser)
     assert browser.execute_script("return document.getElementById('plot-cwnd').data.length") > 0
-    assert not _errors(browser)
+    assert not console_errors(browser)

@@ -10,7 +10,6 @@ Skipped, visibly, without selenium or a Chromium with its driver:
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -18,12 +17,10 @@ import pytest
 
 from tcplab.cli import main
 
-webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install selenium)")
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
-DRIVER = shutil.which("chromedriver")
-pytestmark = pytest.mark.skipif(not (CHROMIUM and DRIVER),
-                                reason="no headless Chromium (apt-get install -y chromium chromium-driver)")
+from headless import SKIP_WITHOUT_CHROMIUM, chromium, console_errors  # noqa: E402
+
+pytestmark = SKIP_WITHOUT_CHROMIUM
 
 #: what every image reports once loaded, and every same-report link's target
 PAGE_STATE = """
@@ -45,17 +42,7 @@ def report(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-
-    opts = Options()
-    opts.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--allow-file-access-from-files", "--window-size=1200,900"):
-        opts.add_argument(arg)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    drv = webdriver.Chrome(service=Service(DRIVER), options=opts)
-    drv.set_page_load_timeout(60)
+    drv = chromium(1200, 900, "--allow-file-access-from-files")
     yield drv
     drv.quit()
 
@@ -63,7 +50,7 @@ def browser():
 def _visit(browser, page: Path) -> dict:
     browser.get(page.as_uri())
     state = browser.execute_script(PAGE_STATE)
-    errors = [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+    errors = console_errors(browser)
     return dict(state, errors=errors)
 
 

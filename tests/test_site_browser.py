@@ -28,14 +28,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "artifacts" / "site"
 
-webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install selenium)")
 pytest.importorskip("mkdocs_jupyter", reason="mkdocs-jupyter is not installed (pip install 'mkdocs-material>=9.5' 'mkdocs-jupyter>=0.24')")
 pytest.importorskip("material", reason="mkdocs-material is not installed (pip install 'mkdocs-material>=9.5' 'mkdocs-jupyter>=0.24')")
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
-DRIVER = shutil.which("chromedriver")
-pytestmark = pytest.mark.skipif(not (CHROMIUM and DRIVER),
-                                reason="no headless Chromium (apt-get install -y chromium chromium-driver)")
+from headless import SKIP_WITHOUT_CHROMIUM, chromium, console_errors  # noqa: E402
+
+pytestmark = SKIP_WITHOUT_CHROMIUM
 
 PAGE_STATE = """
 const article = document.querySelector('article.md-content__inner');
@@ -68,17 +66,7 @@ def site(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-
-    opts = Options()
-    opts.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1280,900"):
-        opts.add_argument(arg)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    drv = webdriver.Chrome(service=Service(DRIVER), options=opts)
-    drv.set_page_load_timeout(60)
+    drv = chromium(1280, 900)
     yield drv
     drv.quit()
 
@@ -86,10 +74,6 @@ def browser():
 def _shot(browser, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     browser.save_screenshot(str(SHOTS / (re.sub(r"[^\w.-]+", "_", name) + ".png")))
-
-
-def _console_errors(browser) -> list:
-    return [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
 
 
 def test_every_nav_link_opens_a_page_of_the_site_from_disk(site, browser):
@@ -113,7 +97,7 @@ def test_every_nav_link_opens_a_page_of_the_site_from_disk(site, browser):
         assert st["h1"] and st["text"] > 200, f"{rel}: no content ({st['title']})"
         broken = [i["src"] for i in st["images"] if not i["ok"]]
         assert not broken, f"{rel}: images that do not load: {broken}"
-        errors = _console_errors(browser)
+        errors = console_errors(browser)
         assert not errors, f"{rel}: console errors: {errors}"
         _shot(browser, rel)
         seen.add(rel)
@@ -153,4 +137,4 @@ def test_search_finds_pages_offline(site, browser):
     assert any("engines.html" in h for h in hrefs), hrefs  # the page with `tcplab predict dctcp`
     target = Path(unquote(urlparse(hrefs[0]).path))
     assert target.is_file(), hrefs[0]
-    assert not _console_errors(browser), _console_errors(browser)
+    assert not console_errors(browser), console_errors(browser)
