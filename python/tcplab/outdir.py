@@ -182,13 +182,47 @@ def check_output_file(path: str | Path, option: str = "--out", need_bytes: int =
     return p
 
 
+def check_folder_target(out: str | Path, option: str = "--out", what: str = "a new or empty folder") -> Path:
+    """Refuse (OutputError), before any work, a place for a folder a command fills as it
+    goes (compare's, reproduce's reports): a file or a dangling link in its place, a file
+    on the way to it, a read-only or full file system. `what`: what to give instead."""
+    out = Path(out)
+    given = str(out)
+    if out.is_symlink() and not out.exists():
+        raise OutputError(f"{option} {given}: is a symbolic link to {str(out.readlink())!r}, which does not "
+                          "exist; give a folder")
+    if out.exists() and not out.is_dir():
+        raise OutputError(f"{option} {given}: exists and is not a folder; give {what}")
+    ancestor = out.absolute()
+    while not ancestor.exists() and not ancestor.is_symlink():
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise OutputError(f"{option} {given}: {ancestor} is a file, not a folder")
+    _check_writable(ancestor, option, given)
+    return out
+
+
+def _sibling(final: Path, suffix: str = "") -> Path:
+    """A temporary sibling of `final` that no other writer picks (pid and random)."""
+    return final.with_name(f".{final.name}{_TMP_TAG}{os.getpid()}-{secrets.token_hex(4)}{suffix}")
+
+
+def _discard(tmp: Path) -> None:
+    """Remove a temporary file if it is still there (renamed away on success); a file
+    system that refuses leaves it for `clean_leftovers`, never an error of its own."""
+    try:
+        tmp.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
 @contextmanager
 def atomic_file(path: str | Path, mode: str = "w", option: str = "--out", **kwargs):
     """Open a temporary sibling of `path` for writing; on success it is flushed to
     disk and renamed to `path`, on any failure removed (and an OSError becomes an
     `OutputError` naming `path`): `path` is the old file or the whole new one."""
     final = Path(path)
-    tmp = final.with_name(f".{final.name}{_TMP_TAG}{os.getpid()}-{secrets.token_hex(4)}")
+    tmp = _sibling(final)
     try:
         with open(tmp, mode, **kwargs) as fh:
             yield fh
@@ -198,19 +232,14 @@ def atomic_file(path: str | Path, mode: str = "w", option: str = "--out", **kwar
     except OSError as exc:
         raise output_error(exc, option, str(path)) from None
     finally:
-        try:
-            tmp.unlink()
-        except FileNotFoundError:
-            pass
-        except OSError:
-            pass
+        _discard(tmp)
 
 
 def atomic_path(path: str | Path, write: Callable[[Path], None], option: str = "--out") -> Path:
     """`write(tmp)` writes a file at a temporary sibling path (matplotlib's savefig,
     pandas' to_csv), renamed to `path` once complete, removed on failure."""
     final = Path(path)
-    tmp = final.with_name(f".{final.name}{_TMP_TAG}{os.getpid()}-{secrets.token_hex(4)}{final.suffix}")
+    tmp = _sibling(final, final.suffix)  # the writer may pick its format by the suffix
     try:
         write(tmp)
         with open(tmp, "rb") as fh:
@@ -219,10 +248,7 @@ def atomic_path(path: str | Path, write: Callable[[Path], None], option: str = "
     except OSError as exc:
         raise output_error(exc, option, str(path)) from None
     finally:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
+        _discard(tmp)
     return final
 
 

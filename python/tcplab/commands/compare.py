@@ -17,7 +17,7 @@ from pathlib import Path
 
 from tcplab.api import ENGINES, run
 from tcplab.errors import UserError
-from tcplab.outdir import atomic_file, atomic_path, command
+from tcplab.outdir import atomic_file, atomic_path, check_folder_target, command
 
 #: (label, metric key, format) rows of the table
 ROWS = [
@@ -125,7 +125,7 @@ def main(args) -> int:
     if args.out:
         from tcplab.outdir import check_output_dir, check_output_file
 
-        check_folder(Path(args.out))
+        check_folder_target(args.out, what="a new or empty folder")
         for e in engines:  # refused before the runs, not after them
             check_output_dir(Path(args.out) / e, "--out")
         for name in ("compare.json", "cwnd.png"):
@@ -163,25 +163,6 @@ def main(args) -> int:
     c.print(t)
     Console(stderr=True).print(f"[dim]{wrote}[/dim]")
     return 0
-
-
-def check_folder(out: Path, option: str = "--out") -> None:
-    """Refuse (UserError) a place for compare's folder that cannot be one: a file or a
-    dangling link, a file on the way, a read-only or full file system."""
-    from tcplab.outdir import OutputError, _check_writable
-
-    given = str(out)
-    if out.is_symlink() and not out.exists():
-        raise OutputError(f"{option} {given}: is a symbolic link to {str(out.readlink())!r}, which does not "
-                          "exist; give a folder")
-    if out.exists() and not out.is_dir():
-        raise OutputError(f"{option} {given}: exists and is not a folder; give a new or empty folder")
-    ancestor = out.absolute()
-    while not ancestor.exists() and not ancestor.is_symlink():
-        ancestor = ancestor.parent
-    if not ancestor.is_dir():
-        raise OutputError(f"{option} {given}: {ancestor} is a file, not a folder")
-    _check_writable(ancestor, option, given)
 
 
 def _fresh_dir(scenario: str) -> Path:

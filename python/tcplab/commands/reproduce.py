@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from tcplab.outdir import command
+from tcplab.outdir import check_folder_target, command
 
 
 def register(sub) -> None:
@@ -46,25 +46,6 @@ def register(sub) -> None:
     p.set_defaults(func=main)
 
 
-def check_report_dir(out: Path, option: str = "--out") -> None:
-    """Refuse (UserError), before any claim runs, a report folder that cannot be
-    written: a file or a dangling link in its place, a read-only or full file system."""
-    from tcplab.outdir import OutputError, _check_writable
-
-    given = str(out)
-    if out.is_symlink() and not out.exists():
-        raise OutputError(f"{option} {given}: is a symbolic link to {str(out.readlink())!r}, which does not "
-                          "exist; give a folder")
-    if out.exists() and not out.is_dir():
-        raise OutputError(f"{option} {given}: exists and is not a folder; give a folder for the reports")
-    ancestor = out.absolute()
-    while not ancestor.exists() and not ancestor.is_symlink():
-        ancestor = ancestor.parent
-    if not ancestor.is_dir():
-        raise OutputError(f"{option} {given}: {ancestor} is a file, not a folder")
-    _check_writable(ancestor, option, given)
-
-
 @command("out", "cache", resumable=True)
 def main(args) -> int:
     from rich.console import Console
@@ -77,7 +58,7 @@ def main(args) -> int:
         raise UserError(f"--jobs: expected a whole number ≥ 1, got {args.jobs}")
     from tcplab.cache import checked_cache_dir
 
-    check_report_dir(Path(args.out))  # clear errors before anything is written
+    check_folder_target(args.out, what="a folder for the reports")  # clear errors before anything is written
     checked_cache_dir(args.cache)
     claims = [c.strip().upper() for c in args.claims.split(",") if c.strip()] if args.claims else None
     if claims:
