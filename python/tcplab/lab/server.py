@@ -442,7 +442,9 @@ def create_app(lab: Lab | None = None) -> Starlette:
     def engines(request: Request) -> Response:
         return JSONResponse(available_engines())
 
-    async def analyze(request: Request) -> Response:
+    async def analyzed(request: Request) -> dict | Response:
+        """The answers for the scenario a request names (its TOML, overrides or
+        example), or the error response to send instead."""
         try:
             req = await read_json(request)
         except LabError as exc:
@@ -450,6 +452,12 @@ def create_app(lab: Lab | None = None) -> Starlette:
         ans = await lab.analyze({k: req.get(k) for k in ("toml", "set", "example")})
         if ans.get("type") == "error":
             return _error(400, ans["message"], ans.get("key"))
+        return ans
+
+    async def analyze(request: Request) -> Response:
+        ans = await analyzed(request)
+        if isinstance(ans, Response):
+            return ans
         ans.pop("type", None)
         return JSONResponse(ans)
 
@@ -528,13 +536,9 @@ def create_app(lab: Lab | None = None) -> Starlette:
     async def notebook(request: Request) -> Response:
         from tcplab.lab.notebook import notebook_json
 
-        try:
-            req = await read_json(request)
-        except LabError as exc:
-            return _error(exc.status, exc.message)
-        ans = await lab.analyze({k: req.get(k) for k in ("toml", "set", "example")})
-        if ans.get("type") == "error":
-            return _error(400, ans["message"], ans.get("key"))
+        ans = await analyzed(request)
+        if isinstance(ans, Response):
+            return ans
         name = re.sub(r"[^A-Za-z0-9_.-]", "_", ans.get("name") or "scenario")[:60] or "scenario"
         return Response(notebook_json(ans["toml"], ans.get("name") or "scenario"),
                         media_type="application/x-ipynb+json",
