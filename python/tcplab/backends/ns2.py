@@ -430,6 +430,8 @@ class _Plan:
     reference_bps: float = 0.0
     #: RED's ns-2 generator seed (`red.seed`), if a queue asks for one.
     red_seed: int | None = None
+    #: The most links any flow's data crosses (the Plan's longest forward route).
+    longest_route: int = 0
 
     @property
     def monitored(self) -> tuple[tuple[str, _Link, str, str], ...]:
@@ -487,7 +489,8 @@ def _plan(scenario: dict) -> _Plan:
         k += 1
     return _Plan(scenario, str(scenario.get("name", "scenario")), int(p["seed"]), duration, warmup,
                  bottleneck, tuple(flows), tuple(p["trace"]["series"]), p["trace"]["interval_ns"] / 1e9,
-                 tuple(sorted(times)), topo, chain, float(p["reference_bps"]), _red_seed(p))
+                 tuple(sorted(times)), topo, chain, float(p["reference_bps"]), _red_seed(p),
+                 max((len(f["route"]["forward"]) for f in p["flows"]), default=0))
 
 
 # --------------------------------------------------------------------- Tcl export
@@ -619,15 +622,6 @@ def export_tcl(scenario: dict) -> str:
 NS2_DEFAULT_TTL = 32
 
 
-def _longest_route(plan: _Plan) -> int:
-    """The most links any flow's data crosses."""
-    if plan.topology == "dumbbell":
-        return 3
-    if plan.topology == "path":
-        return len(plan.chain)
-    return max((f.hops[1] - f.hops[0] + 1 + 2 for f in plan.flows), default=0)
-
-
 def _tcl(plan: _Plan, progress_steps: int = 0) -> str:
     """The script; with `progress_steps` it also prints `tcplab-progress <now>` on
     stdout that many times over the run (events of their own: ns-2 orders events
@@ -646,7 +640,7 @@ def _tcl(plan: _Plan, progress_steps: int = 0) -> str:
         w(f"# Node ids: R1 = 0, R2 = 1, source of flow i = 2 + i, sink of flow i = {2 + n} + i.")
     w("")
     w("set ns [new Simulator]")
-    longest = _longest_route(plan)
+    longest = plan.longest_route
     if longest >= NS2_DEFAULT_TTL:
         # ns-2's packets die after ttl_ hops (ns-default.tcl: Agent set ttl_ 32): a route
         # of 32 links or more would deliver nothing
