@@ -98,3 +98,18 @@ def test_unknown_top_level_key_and_engine_are_user_errors():
 def test_engine_override_drops_the_file_metric():
     s = parse_sweep({**BASE, "metric": "normalized_throughput"}, engine="predict")
     assert s.engine == "predict" and s.metric is None
+
+
+def test_unit_strings_are_split_by_the_engines_grammar():
+    """Python has no grammar of its own for "1.5Mbps": the engine splits it
+    (number text kept exactly, for the sweep keys' Decimal arithmetic)."""
+    from tcplab.units import parse_duration, parse_rate, split_quantity
+
+    assert split_quantity("1.5Mbps") == ("1.5", "Mbps")
+    assert split_quantity(" 5 ms ") == ("5", "ms")
+    assert split_quantity("1e6bps") == ("1e6", "bps")
+    assert split_quantity(".25s") == (".25", "s")
+    for bad in ("ms", "1-2ms", "nan", "inf", ""):
+        assert split_quantity(bad) is None, bad
+    assert parse_rate("1e6bps") == 1e6
+    assert parse_duration("2min") == 120.0

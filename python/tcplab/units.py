@@ -13,11 +13,17 @@ suffixes and their scales are the engine's (`_core.unit_tables`,
 from __future__ import annotations
 
 import math
-import re
 
 from tcplab.errors import UserError
 
-_NUM = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-zµ/]*)\s*$")
+
+def split_quantity(text: str) -> tuple[str, str] | None:
+    """("1.5", "Mbps") from "1.5Mbps": the number's text as written and the unit
+    suffix, by the engine's grammar (`_core.split_quantity`, the one grammar of
+    unit strings); None when `text` is not a number followed by a suffix."""
+    from tcplab.scenario import _core
+
+    return _core().split_quantity(str(text))
 
 def _tables() -> dict[str, dict[str, float]]:
     """The engine's unit suffixes and scales (`_core.unit_tables`, the one table of
@@ -54,10 +60,10 @@ def _parse(value, kind: str, what: str, example: str, path: str) -> float:
         except OverflowError:  # an int beyond a double
             v, unit = math.inf, ""
     else:
-        m = _NUM.match(str(value))
-        if not m or m.group(2) not in table:
+        q = split_quantity(str(value))
+        if q is None or q[1] not in table:
             raise UserError(f"{path}: expected {what} such as {example}, got {_short(value)}")
-        v, unit = float(m.group(1)), m.group(2)
+        v, unit = float(q[0]), q[1]
     if v < 0:
         raise UserError(f"{path}: expected a non-negative {what}, got {_short(value)}")
     out = v * table[unit]

@@ -56,6 +56,15 @@ pub fn from_secs(s: f64) -> SimTime {
 
 /// Split "1.5Mbps" into (1.5, "Mbps"). Accepts exponents ("1e6bps").
 fn split_number(s: &str) -> Option<(f64, &str)> {
+    let (number, unit) = split_quantity(s)?;
+    Some((number.parse().ok()?, unit))
+}
+
+/// The grammar of a quantity: "1.5Mbps" → ("1.5", "Mbps"), the number's text
+/// as written (it parses as an f64; exponents allowed) and the unit suffix,
+/// both trimmed. The one grammar of unit strings: Python splits what a user
+/// types with it (`_core.split_quantity`) and keeps the number's exact text.
+pub fn split_quantity(s: &str) -> Option<(&str, &str)> {
     let s = s.trim();
     let end = s
         .char_indices()
@@ -70,8 +79,8 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
         })
         .map(|(i, _)| i)
         .unwrap_or(s.len());
-    let value: f64 = s[..end].parse().ok()?;
-    Some((value, s[end..].trim()))
+    s[..end].parse::<f64>().ok()?;
+    Some((&s[..end], s[end..].trim()))
 }
 
 /// The unit suffixes of durations and their scale in nanoseconds ("" is

@@ -375,6 +375,14 @@ fn unit_tables() -> Vec<(&'static str, Vec<(&'static str, f64)>)> {
     ]
 }
 
+/// The engine's grammar of a quantity: "1.5Mbps" → ("1.5", "Mbps"), or None
+/// when the text is not a number followed by a suffix (the suffix is not
+/// checked against a table here; `unit_tables` has them).
+#[pyfunction]
+fn split_quantity(text: &str) -> Option<(String, String)> {
+    tcplab_engine::time::split_quantity(text).map(|(n, u)| (n.to_string(), u.to_string()))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resolve_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
@@ -386,5 +394,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(plan, m)?)?;
     m.add_function(wrap_pyfunction!(rates_bps, m)?)?;
     m.add_function(wrap_pyfunction!(unit_tables, m)?)?;
+    m.add_function(wrap_pyfunction!(split_quantity, m)?)?;
     Ok(())
 }

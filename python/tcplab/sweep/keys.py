@@ -24,7 +24,7 @@ import json
 from decimal import Decimal, InvalidOperation
 
 from tcplab.sweep.spec import UNIT_KINDS
-from tcplab.units import _NUM, unit_table
+from tcplab.units import split_quantity, unit_table
 
 LABELS = ("name", "description")
 
@@ -37,15 +37,15 @@ def _number(d: Decimal):
 
 
 def _unit_value(text: str):
-    m = _NUM.match(text)
-    if not m or not m.group(2):
+    q = split_quantity(text)
+    if not q or not q[1]:
         return None
     for kind in UNIT_KINDS:
         table = unit_table(kind)
-        if m.group(2) in table:
+        if q[1] in table:
             try:
-                return _number(Decimal(m.group(1)) * Decimal(str(table[m.group(2)])))
-            except InvalidOperation:  # pragma: no cover - the regex admits only numbers
+                return _number(Decimal(q[0]) * Decimal(str(table[q[1]])))
+            except InvalidOperation:  # pragma: no cover - the engine admits only numbers
                 return None
     return None
 

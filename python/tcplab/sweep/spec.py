@@ -36,7 +36,7 @@ from typing import Any
 
 from tcplab.errors import UserError
 from tcplab.rng import _splitmix64
-from tcplab.units import _NUM, unit_table
+from tcplab.units import split_quantity, unit_table
 
 ENGINES = ("packet", "fluid", "ns2", "predict", "linux")
 SPEC_KEYS = {"values", "range", "step", "linear", "log", "n", "zip"}
@@ -121,13 +121,13 @@ def split_unit(value, where: str) -> tuple[float, str, str | None, Decimal]:
     if isinstance(value, (int, float)):
         out = (float(value) if abs(value) < 1e308 else math.inf), "", None, Decimal(1)
     elif isinstance(value, str):
-        m = _NUM.match(value)
-        if m and m.group(2):
+        q = split_quantity(value)
+        if q and q[1]:
             for kind in UNIT_KINDS:
                 table = unit_table(kind)
-                if m.group(2) in table:
-                    scale = Decimal(str(table[m.group(2)]))
-                    out = float(Decimal(m.group(1)) * scale), m.group(2), kind, scale
+                if q[1] in table:
+                    scale = Decimal(str(table[q[1]]))
+                    out = float(Decimal(q[0]) * scale), q[1], kind, scale
                     break
     if out is not None:
         if not math.isfinite(out[0]):
