@@ -207,6 +207,23 @@ def test_defaults_come_from_the_engine_profile(tmp_path, capsys):
     assert rows[("gaimd-window", "tcp")]["inputs"]["rate"] == pytest.approx(1.5e6 / (8 * g["packet_size"]))
 
 
+def test_the_window_is_the_plans_capped_by_a_blocking_send_buffer():
+    # paper D needs a flow that is not receiver-limited: a blocking send buffer of 8
+    # packets keeps the window at 8 (the Plan's, as the engines run it), far below
+    # W_max ≈ 226, whatever the advertised window (10000); a dropping buffer caps nothing
+    from tcplab.models.scenario import predict_scenario, read_path
+    from tcplab.scenario import load_scenario
+
+    sc = ROOT / "scenarios" / "d-tahoe-satellite.toml"
+    app = {"kind": "cbr", "rate": "1Mbps", "read": "125KB", "interval": "1s", "send_buffer": 8}
+    blocked = load_scenario(sc, [(["flows", "tahoe", "app"], app)])
+    assert read_path(blocked).tcp[0].window == 8
+    got = {p.model: p for p in predict_scenario(blocked)}
+    assert not got["slowstart-cycle"].applies and "window 8 < W_max" in got["slowstart-cycle"].reason
+    dropping = load_scenario(sc, [(["flows", "tahoe", "app"], {**app, "when_full": "drop"})])
+    assert read_path(dropping).tcp[0].window == 10000
+
+
 def _predicted(capsys, path):
     from pathlib import Path
 

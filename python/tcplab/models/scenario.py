@@ -12,7 +12,10 @@ packets/s (rate / 8·packet_size, packet_size on the wire), the round-trip
 propagation delay τ (the delays of a flow's forward and reverse routes; on the
 dumbbell 2·(access + bottleneck + sink access delay)), the bandwidth-delay
 product μτ in packets, and B = the bottleneck's buffer (packets that can wait:
-paper D's B).
+paper D's B). Each group's count, kind, packet size and TCP parameters (cc,
+variant, α, β, delayed acks, the window) are its first flow's in the Plan too:
+the window is the one the sender keeps, the advertised window capped by a
+blocking send buffer (`app.send_buffer`), as every engine runs it.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ class TcpGroup:
     beta: float
     packet_size: int
     delayed_ack: bool
-    window: int  # the advertised window, packets
+    window: int  # packets the sender keeps unacknowledged at most (the Plan's window)
     rtt_prop_s: float  # round-trip propagation delay
 
 
@@ -68,7 +71,8 @@ class Path:
 def read_path(scn: Mapping) -> Path:
     """The model-relevant part of a *resolved* scenario (`tcplab.scenario.resolve`), read
     from the engine's Plan (`tcplab.plan`): the bottleneck is the dumbbell's, or the
-    slowest link on the first TCP flow's route; each group's RTT is its routes' delays."""
+    slowest link on the first TCP flow's route; each group's RTT is its routes' delays,
+    its count and parameters its flows' in the Plan."""
     from tcplab.plan import plan
 
     p = plan(scn, resolved=True)
@@ -76,7 +80,10 @@ def read_path(scn: Mapping) -> Path:
     if bn["rate_bps"] <= 0:
         raise ScenarioValueError("topology.bottleneck.rate: must be positive")
     path = Path(rate_bps=float(bn["rate_bps"]), buffer=int(bn["buffer_pkts"]), queue=dict(bn.get("queue") or {}))
-    for name, g in scn["flows"].items():
+    counts: dict[str, int] = {}
+    for f in p.engine["flows"]:  # in group order, then within the group
+        counts[f["group"]] = counts.get(f["group"], 0) + 1
+    for name, count in counts.items():
         first = p.first_of(name)
         route = p.route(first)
         ids = [link["id"] for link in route]
@@ -85,20 +92,21 @@ def read_path(scn: Mapping) -> Path:
         else:
             # the links before the bottleneck: the source's access (paper D's fast link)
             path.access_rate_bps.extend(link["rate_bps"] for link in route[:ids.index(bn["id"])])
-        if g["kind"] == "udp":
+        tcp = first["tcp"]
+        if tcp is None:
             path.udp_groups.append(name)
             continue
         path.tcp.append(
             TcpGroup(
                 name=name,
-                count=int(g["count"]),
-                variant=str(g["variant"]),
-                cc=str(g["cc"]),
-                alpha=float(g["alpha"]),
-                beta=float(g["beta"]),
-                packet_size=int(g["packet_size"]),
-                delayed_ack=bool(g["delayed_ack"]),
-                window=int(g["window"]),
+                count=count,
+                variant=str(tcp["variant"]),
+                cc=str(tcp["cc"]),
+                alpha=float(tcp["alpha"]),
+                beta=float(tcp["beta"]),
+                packet_size=int(first["packet_size"]),
+                delayed_ack=bool(tcp["delayed_ack"]),
+                window=int(tcp["window"]),
                 rtt_prop_s=p.base_rtt_s(name),
             )
         )
@@ -222,7 +230,8 @@ def _predict_slowstart(path: Path) -> list[Prediction]:
     g = path.tcp[0]
     mu, tau = path.mu(g), g.rtt_prop_s
     if g.window < slowstart.max_window(path.buffer, mu, tau):
-        why = f"advertised window {g.window} < W_max; paper D's flow is not receiver-limited"
+        why = (f"window {g.window} < W_max (the advertised window, or a blocking send buffer); "
+               "paper D's flow is not receiver-limited")
         return [Prediction(m, False, why) for m in names]
     inputs = {"buffer": path.buffer, "mu": mu, "tau": tau}
     info = slowstart.explain_slowstart_cycle(path.buffer, mu, tau)
