@@ -342,7 +342,7 @@ fn linux_profile_and_cc_resolve_and_refuse_what_they_do_not_read() {
     );
     assert_eq!((g.initial_cwnd, g.header_size), (Some(10), Some(52)));
     assert_eq!(g.delayed_ack, Some(true));
-    assert_eq!(g.tcp_params().cc, crate::tcp::cc::Cc::Cubic);
+    assert_eq!(g.tcp_params().cc, Cc::Cubic);
     // α and β are TCP(α, β)'s: refused with CUBIC or with Linux's Reno
     let e = resolve_with("", r#", "cc": "cubic", "beta": 0.8"#).unwrap_err();
     assert_eq!(e.path, "flows.tcp.beta");
