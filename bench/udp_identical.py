@@ -14,7 +14,7 @@ rates, A6's packet sizes, A2's two-sine plane — clipped sums of sines), clippe
 sines (amplitude above the mean, down to 0.1 % above it, where a dip is shorter than
 the zero-crossing search's bracket), unclipped and touching sums of sines, phases,
 piecewise tables with and without repeat, and on/off sources. The departures come from
-the engine's `udp_departures` (the ignored test `traffic::udp::tests::dump_departures`,
+the engine's `udp_departures` (the ignored test `scenario::tests::dump_departures`,
 built with cargo; no Python bindings needed).
 """
 
@@ -134,7 +134,7 @@ def run_all() -> dict[str, np.ndarray]:
         (Path(tmp) / "cases.json").write_text(json.dumps(cs))
         env = dict(os.environ, TCPLAB_UDP_CASES=str(Path(tmp) / "cases.json"), TCPLAB_UDP_OUT=tmp)
         subprocess.run(["cargo", "test", "-q", "-p", "tcplab-engine", "--lib", "--",
-                        "--ignored", "--exact", "traffic::udp::tests::dump_departures"],
+                        "--ignored", "--exact", "scenario::tests::dump_departures"],
                        cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
         out = {}
         for f in Path(tmp).glob("*.bin"):

@@ -40,7 +40,7 @@ fn main() {
     };
     let text = std::fs::read_to_string(path).expect("readable file");
     let t0 = std::time::Instant::now();
-    let (_, out) = tcplab_engine::sim::run_json(&text).expect("valid scenario");
+    let (_, out) = tcplab_engine::run::run_json(&text).expect("valid scenario");
     let wall = t0.elapsed().as_secs_f64();
     let delivered: u64 = out.summary.flows.iter().map(|f| f.delivered_packets).sum();
     println!(

@@ -2,7 +2,7 @@
 //! asks for them (a disabled probe is one predictable branch).
 
 use crate::net::link::DropCause;
-use crate::scenario::{TraceKind, TraceSpec};
+use crate::plan::{TraceKind, TracePlan};
 use crate::time::{secs, SimTime};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -191,12 +191,12 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    pub fn new(spec: &TraceSpec) -> Self {
-        let has = |k| spec.series.contains(&k);
+    pub fn new(plan: &TracePlan) -> Self {
+        let has = |k| plan.series.contains(&k);
         let tcp = has(TraceKind::Cwnd) || has(TraceKind::Inflight) || has(TraceKind::Seq);
         let rtt = has(TraceKind::Rtt);
         Recorder {
-            tcp_every_change: (tcp || rtt) && spec.interval.0 == 0,
+            tcp_every_change: (tcp || rtt) && plan.interval_ns == 0,
             tcp: tcp.then(TcpStateLog::default),
             rtt: rtt.then(RttLog::default),
             sends: has(TraceKind::Seq).then(SendLog::default),
@@ -204,7 +204,7 @@ impl Recorder {
             drops: has(TraceKind::Drops).then(DropLog::default),
             udp: has(TraceKind::Udp).then(UdpLog::default),
             playback: None,
-            interval_ns: spec.interval.0,
+            interval_ns: plan.interval_ns,
             spill: None,
         }
     }

@@ -7,9 +7,9 @@ mod common;
 use common::{dumbbell, i64_column, run};
 use tcplab_engine::net::link::DropCause;
 use tcplab_engine::net::queue::{Red, ThresholdDropper};
+use tcplab_engine::plan::{RedMode, RedParams, Selection, ThresholdParams};
 use tcplab_engine::rng::Rng;
-use tcplab_engine::scenario::{RedMode, RedParams, Scenario, Selection, ThresholdSpec};
-use tcplab_engine::time::Duration;
+use tcplab_engine::scenario::Scenario;
 
 fn red(min: f64, max: f64, max_p: f64, weight: f64, wait: bool, gentle: bool) -> Red {
     let p = RedParams {
@@ -208,11 +208,11 @@ fn red_hard_limit_is_the_buffer() {
 }
 
 fn dropper(th: u32, tau_ms: u64, selection: Selection) -> ThresholdDropper {
-    let spec = ThresholdSpec {
-        threshold: th,
-        immunity: Duration(tau_ms * 1_000_000),
+    let spec = ThresholdParams {
+        threshold_pkts: th,
+        immunity_ns: tau_ms * 1_000_000,
         selection,
-        bias: None,
+        bias: Default::default(),
     };
     ThresholdDropper::new(&spec, 1000, Rng::stream(1, 5, 0))
 }

@@ -220,14 +220,14 @@ fn topology_keys_are_checked_per_kind() {
         let json = format!(
             r#"{{"duration": "1s", "topology": {topo}, "flows": {{"t": {{"kind": "tcp"}}}}}}"#
         );
-        let e = tcplab_engine::sim::run_json(&json).err().expect(key);
+        let e = tcplab_engine::run::run_json(&json).err().expect(key);
         assert_eq!(e.path, key, "{topo}: {e}");
     }
     let path_with_hops = r#"{"duration": "1s",
         "topology": {"kind": "path", "links": [{"rate": "1Mbps", "delay": "1ms", "buffer": 5}]},
         "flows": {"t": {"kind": "tcp", "hops": [0, 0]}}}"#;
     assert_eq!(
-        tcplab_engine::sim::run_json(path_with_hops)
+        tcplab_engine::run::run_json(path_with_hops)
             .err()
             .unwrap()
             .path,
@@ -235,7 +235,7 @@ fn topology_keys_are_checked_per_kind() {
     );
     let out_of_range = parking_lot("reno", 1, 1).replace("[1, 1]", "[1, 2]");
     assert_eq!(
-        tcplab_engine::sim::run_json(&out_of_range)
+        tcplab_engine::run::run_json(&out_of_range)
             .err()
             .unwrap()
             .path,
@@ -245,7 +245,7 @@ fn topology_keys_are_checked_per_kind() {
         "topology": {"kind": "path", "links": [{"rate": "1Mbps", "delay": "1ms", "buffer": 5}]},
         "flows": {"t": {"kind": "tcp", "access": {"delay": "3ms"}}}}"#;
     assert_eq!(
-        tcplab_engine::sim::run_json(access_on_path)
+        tcplab_engine::run::run_json(access_on_path)
             .err()
             .unwrap()
             .path,

@@ -18,9 +18,9 @@ use serde::Deserialize;
 use serde_json::json;
 use tcplab_engine::net::link::{Admit, DropCause, Link, LinkSnapshot};
 use tcplab_engine::net::packet::{Kind, Packet};
+use tcplab_engine::scenario::{flow_times, make_link, udp_source};
 use tcplab_engine::scenario::{FlowKind, LinkSpec, Scenario, TopologyKind};
 use tcplab_engine::sched::Order;
-use tcplab_engine::sim::{flow_times, make_link, udp_source};
 use tcplab_engine::time::{secs, Duration, SimTime};
 use tcplab_engine::traffic::udp::UdpSource;
 

@@ -860,34 +860,26 @@ mod tests {
     fn gilbert_elliott_with_noisy_states_loses_the_stationary_mix() {
         // loss = π_good·per_good + π_bad·per_bad = 0.0171; σ ≈ 1.2e-4 (state
         // correlation plus the per-packet coin); allow 4σ.
-        let spec = crate::scenario::ErrorSpec {
-            model: crate::scenario::ErrorModelKind::GilbertElliott,
-            per: None,
-            p_gb: Some(0.01),
-            p_bg: Some(0.3),
-            per_good: Some(0.001),
-            per_bad: Some(0.5),
-            packets: None,
-        };
         let mut imp = ge(0.01, 0.3, 0.001, 0.5);
         let n = 4_000_000;
         let lost = (0..n).filter(|_| imp.loses()).count();
         let rate = lost as f64 / n as f64;
-        assert!((rate - spec.loss_rate()).abs() < 4.0 * 1.2e-4, "{rate}");
+        let bad = 0.01 / (0.01 + 0.3);
+        let expected = (1.0 - bad) * 0.001 + bad * 0.5;
+        assert!((rate - expected).abs() < 4.0 * 1.2e-4, "{rate}");
     }
 
     #[test]
     fn an_outage_loses_arrivals_and_what_is_still_on_the_link() {
         use crate::net::outage::OutageSchedule;
-        use crate::scenario::{OutageDistribution, OutageSpec};
-        use crate::time::Duration;
+        use crate::plan::{OutageDistribution, OutagePlan};
         // 1 Mb/s (8 ms per packet), 5 ms delay; down over [20, 30) ms.
         let mut l = Link::new(1e6, 5_000_000, Queue::droptail(10));
-        let spec = OutageSpec {
-            start: None,
-            every: None,
-            at: Some(vec![Duration(20_000_000)]),
-            duration: Duration(10_000_000),
+        let spec = OutagePlan {
+            start_ns: 0,
+            every_ns: None,
+            at_ns: vec![20_000_000],
+            duration_ns: 10_000_000,
             distribution: OutageDistribution::Fixed,
         };
         l.set_outages(Box::new(OutageSchedule::new(

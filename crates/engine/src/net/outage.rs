@@ -6,8 +6,8 @@
 //! stream (`rng::stream::LINK_OUTAGES`), so both directions of a duplex link,
 //! and every exporter that asks (`sim::link_outages`), see the same schedule.
 
+use crate::plan::{OutageDistribution, OutagePlan};
 use crate::rng::Rng;
-use crate::scenario::{OutageDistribution, OutageSpec};
 use crate::time::SimTime;
 
 pub struct OutageSchedule {
@@ -31,23 +31,17 @@ pub struct OutageSchedule {
 }
 
 impl OutageSchedule {
-    /// The schedule of `spec` (a resolved one) with the given random
-    /// stream, for a run that ends at `horizon` ns.
-    pub fn new(spec: &OutageSpec, rng: Rng, horizon: SimTime) -> Self {
-        let periodic = spec.every.is_some();
-        let list: Vec<SimTime> = spec
-            .at
-            .as_ref()
-            .map(|v| v.iter().map(|d| d.0).collect())
-            .unwrap_or_default();
+    /// The schedule of `plan` with the given random stream, for a run that
+    /// ends at `horizon` ns.
+    pub fn new(plan: &OutagePlan, rng: Rng, horizon: SimTime) -> Self {
         OutageSchedule {
-            next: spec.start.or(spec.every).map_or(0, |d| d.0),
-            every: spec.every.map_or(0, |d| d.0),
-            list,
+            next: plan.start_ns,
+            every: plan.every_ns.unwrap_or(0),
+            list: plan.at_ns.clone(),
             list_pos: 0,
-            periodic,
-            duration_ns: spec.duration.0,
-            exponential: spec.distribution == OutageDistribution::Exponential,
+            periodic: plan.every_ns.is_some(),
+            duration_ns: plan.duration_ns,
+            exponential: plan.distribution == OutageDistribution::Exponential,
             rng,
             pending: None,
             horizon,
@@ -109,14 +103,13 @@ impl Iterator for OutageSchedule {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::time::Duration;
 
-    fn spec(every: Option<u64>, at: Option<Vec<u64>>, dur: u64, exp: bool) -> OutageSpec {
-        OutageSpec {
-            start: every.map(Duration),
-            every: every.map(Duration),
-            at: at.map(|v| v.into_iter().map(Duration).collect()),
-            duration: Duration(dur),
+    fn spec(every: Option<u64>, at: Option<Vec<u64>>, dur: u64, exp: bool) -> OutagePlan {
+        OutagePlan {
+            start_ns: every.unwrap_or(0),
+            every_ns: every,
+            at_ns: at.unwrap_or_default(),
+            duration_ns: dur,
             distribution: if exp {
                 OutageDistribution::Exponential
             } else {

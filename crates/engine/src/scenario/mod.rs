@@ -10,15 +10,20 @@
 //! - this file: [`Scenario::from_json`] and [`Scenario::resolve`] (defaults
 //!   filled in, as results record the scenario).
 //! - `plan.rs`: [`Plan::from_scenario`], the scenario resolved into what a
-//!   run will do — what every engine reads.
+//!   run will do — what every engine reads (the Plan's types are
+//!   `crate::plan`'s, re-exported here).
+//! - `topology/`: the layout of a scenario's topology into links and each
+//!   flow's routes.
 
 pub mod defaults;
 mod plan;
 mod schema;
 #[cfg(test)]
 mod tests;
+pub mod topology;
 mod validate;
 
+pub use crate::plan::*;
 pub use defaults::*;
 pub use plan::*;
 pub use schema::*;
@@ -211,9 +216,7 @@ impl FlowGroup {
                 .unwrap_or(d.delack_interval_ns),
             syn_immediate_ack: d.syn_immediate_ack,
             // DCTCP is ECN by definition (RFC 8257 §3)
-            ecn: self
-                .ecn
-                .unwrap_or(self.cc == Some(crate::tcp::cc::Cc::Dctcp)),
+            ecn: self.ecn.unwrap_or(self.cc == Some(Cc::Dctcp)),
         }
     }
 }

@@ -1,5 +1,4 @@
-//! The Plan: a scenario resolved once into what a run will do, in plain SI
-//! numbers (bit/s, bytes, packets) and integer nanoseconds.
+//! A scenario resolved into its Plan (the types: `crate::plan`).
 //!
 //! A scenario file says what the user wants (units as strings, defaults
 //! left out, flows as groups, a topology by kind). [`Plan::from_scenario`]
@@ -9,253 +8,23 @@
 //! (start jitter, join and leave schedules, outage intervals, the TCP
 //! clocks' boot offsets), every derived parameter computed (RED's
 //! thresholds and queue weight, the payload of a packet, the reference
-//! rate). The packet engine builds its network from a Plan and nothing
-//! else; exporters (ns-2, Linux) and Python (`_core.plan`) read the same
-//! Plan, so every engine starts the same flows at the same instants.
+//! rate, a UDP shape's mean). Each schema spec the layers below take has
+//! its resolved form here (`QueuePlan::of`, `ErrorPlan::of`,
+//! `OutagePlan::of`, `ShapePlan::of`).
 //!
-//! What the Plan does not fix is what happens during the run: packet losses
-//! drawn per arrival (error models, RED's coin), on/off periods and UDP send
-//! jitter (drawn as the source sends), and everything TCP does.
+//! The linux engine builds links and UDP sources from a scenario's specs
+//! without a Plan ([`make_link`], [`udp_source`]): through the same
+//! conversions.
 
+use super::topology::{self, LinkLayout};
 use super::*;
+use crate::net::link::Link;
 use crate::net::outage::OutageSchedule;
 use crate::rng::{stream, Rng};
 use crate::tcp::rtt::ns2_boot_time_s;
 use crate::time::secs;
-use crate::topology::{self, LinkLayout};
-use serde::Serialize;
-use std::collections::BTreeMap;
-
-/// Everything a run does, resolved. Serializes to JSON (`_core.plan`).
-#[derive(Debug, Clone, Serialize)]
-pub struct Plan {
-    /// Master seed; every random stream derives from it and an index (a
-    /// link id, a flow id), see `rng::stream`.
-    pub seed: u64,
-    /// Which builder laid out `links` and the routes (`topology/`).
-    pub topology: TopologyKind,
-    /// The run ends at this instant, ns (the scenario's `duration`).
-    pub end_ns: SimTime,
-    /// Results count what happens in the measurement window
-    /// (warmup_ns, end_ns], ns; 0 = from the start.
-    pub warmup_ns: SimTime,
-    /// Rate that throughput is normalized by, bit/s (`measure.reference`:
-    /// the bottleneck's rate, that minus the mean UDP rate over the window
-    /// ("free"), or a given rate).
-    pub reference_bps: f64,
-    /// Every link direction; a link's id is its index.
-    pub links: Vec<LinkPlan>,
-    /// Every flow; a flow's id is its index. Flows are numbered group by
-    /// group in the order of the groups' names, then within a group.
-    pub flows: Vec<FlowPlan>,
-    /// What the recorder traces.
-    pub trace: TracePlan,
-}
-
-/// One direction of a link: a FIFO buffer in front of a serializer of
-/// `rate_bps`, then `delay_ns` of propagation.
-#[derive(Debug, Clone, Serialize)]
-pub struct LinkPlan {
-    pub id: u32,
-    /// Shared by both directions: "bottleneck", "access[3]" (flow 3's).
-    pub name: String,
-    pub direction: Direction,
-    /// Id of the duplex link's forward direction (the reverse is
-    /// `duplex + 1`); its outage schedule is drawn once, from this stream.
-    pub duplex: u32,
-    /// Serialization rate, bit/s.
-    pub rate_bps: f64,
-    /// Propagation delay, ns.
-    pub delay_ns: SimTime,
-    /// Packets that may wait (the one in transmission not counted; ns-2's
-    /// `queue-limit` is buffer_pkts + 1).
-    pub buffer_pkts: u32,
-    /// Which arrivals the buffer admits.
-    pub queue: QueuePlan,
-    /// Packet errors decided as a packet arrives (forward direction only).
-    pub errors: Option<ErrorSpec>,
-    /// When the link is down, [start_ns, end_ns) merged and increasing:
-    /// every outage that starts before the run ends, then the first one
-    /// that starts at or after the end (a packet that arrives before the
-    /// end is lost if it would still be on the link when that one begins).
-    /// Both directions have the same list.
-    pub outages: Vec<(SimTime, SimTime)>,
-}
-
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum Direction {
-    /// Away from the sources: data packets.
-    Forward,
-    /// Towards the sources: acks.
-    Reverse,
-}
-
-/// A queue discipline with every parameter it runs with.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-#[serde(tag = "kind", rename_all = "lowercase")]
-pub enum QueuePlan {
-    /// Drop an arrival that finds `buffer_pkts` waiting.
-    DropTail,
-    /// RED, ns-2 2.35's semantics; thresholds in packets (or, in byte mode,
-    /// in units of mean_packet_size bytes), see [`red_params`].
-    Red(RedParams),
-    /// Paper C's threshold dropper (see `net::queue::ThresholdDropper`).
-    Threshold {
-        /// Th, packets waiting.
-        threshold_pkts: u32,
-        /// τ, ns: nothing more is dropped by the threshold this long after
-        /// a congestion event starts.
-        immunity_ns: SimTime,
-        selection: Selection,
-        /// Selection weight per flow group (rate-independent only; groups
-        /// not named weigh 1).
-        bias: BTreeMap<String, f64>,
-    },
-}
-
-/// One flow: a source at the start of its forward route, a receiver at its
-/// end; acks go back on the reverse route.
-#[derive(Debug, Clone, Serialize)]
-pub struct FlowPlan {
-    pub id: u32,
-    /// The flow group's name.
-    pub group: String,
-    pub kind: FlowKind,
-    /// When the source starts, ns: the group's `start` — or, with `joins`,
-    /// the step at which the flow joins — plus U[0, start_jitter] from the
-    /// flow's own stream; capped at the end. A flow with start_ns ≥
-    /// stop_ns never sends.
-    pub start_ns: SimTime,
-    /// When the source stops sending new data, ns: the group's `stop` — or,
-    /// with `leaves`, the step at which the flow leaves — capped at the end.
-    pub stop_ns: SimTime,
-    /// The links the flow's packets cross, in order.
-    pub route: Route,
-    /// Bytes of a full packet on the wire, headers included.
-    pub packet_size: u32,
-    /// TCP flows: the sender's and receiver's parameters.
-    pub tcp: Option<TcpPlan>,
-    /// TCP flows driven by an application instead of an infinite backlog.
-    pub app: Option<AppPlan>,
-    /// UDP flows: the source.
-    pub udp: Option<UdpPlan>,
-}
-
-/// A flow's route as link ids (htsim's route: the hops a packet walks), at
-/// most 255 links per direction (a packet keeps its place in a byte).
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct Route {
-    /// Data: source → receiver.
-    pub forward: Vec<u32>,
-    /// Acks: receiver → source.
-    pub reverse: Vec<u32>,
-}
-
-impl Route {
-    /// The route of direction `dir` (0 forward, 1 reverse: `Packet::dir`).
-    pub fn dir(&self, dir: usize) -> &[u32] {
-        if dir == 0 {
-            &self.forward
-        } else {
-            &self.reverse
-        }
-    }
-}
-
-/// A TCP flow's parameters with every default applied.
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct TcpPlan {
-    #[serde(flatten)]
-    pub params: TcpParams,
-    /// Payload bytes of a full packet: packet_size − header_size.
-    pub payload_bytes: u32,
-    /// Offset of the sender's RTT clock (ns-2's `tcpTick_` ticks are counted
-    /// from a random boot time), s, in [0, tick): from the flow's own stream.
-    pub boot_time_s: f64,
-}
-
-/// A CBR application writing into a TCP flow (paper B7), with a playback
-/// reader at the receiver.
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct AppPlan {
-    /// Payload bit/s the application writes (one packet's payload per
-    /// payload·8/rate seconds).
-    pub rate_bps: f64,
-    /// Packets of unacknowledged + unsent data the sender holds (None:
-    /// unlimited). With when_full = "block" it also caps the flow's window
-    /// (`TcpParams::window` above is already capped).
-    pub send_buffer_pkts: Option<u32>,
-    pub when_full: Option<WhenFull>,
-    /// Bytes the reader takes per interval, at most.
-    pub read_bytes: u64,
-    /// The reader reads every interval_ns from the flow's start.
-    pub interval_ns: SimTime,
-}
-
-/// A UDP source: packets of `packet_size` bytes paced by a rate over time.
-#[derive(Debug, Clone, Serialize)]
-pub struct UdpPlan {
-    /// The rate over time (a constant or a shape, see `traffic::shape` for
-    /// the semantics). Serialized in SI numbers and nanoseconds with a
-    /// `kind` tag, as [`ShapePlan`] describes; the engine keeps the spec.
-    #[serde(serialize_with = "shape_si")]
-    pub shape: RateShape,
-    /// Long-run mean of the shape (clipped at 0), bit/s.
-    pub mean_bps: f64,
-    /// Each packet leaves U[0, send_jitter_ns] after its time by the shape, ns.
-    pub send_jitter_ns: SimTime,
-}
-
-/// A UDP source's rate shape as the Plan writes it: plain bit/s, Hz,
-/// radians and nanoseconds (the scenario's unit strings resolved).
-#[derive(Debug, Clone, Serialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
-pub enum ShapePlan {
-    /// A constant rate.
-    Constant { rate_bps: f64 },
-    /// mean + amplitude·sin(2π·frequency·t + phase), clipped at 0.
-    Sine {
-        mean_bps: f64,
-        amplitude_bps: f64,
-        frequency_hz: f64,
-        phase_rad: f64,
-    },
-    /// offset + Σ amplitudeᵢ·sin(2π·frequencyᵢ·t + phaseᵢ), clipped at 0.
-    Sines {
-        offset_bps: f64,
-        components: Vec<SinePlan>,
-    },
-    /// Piecewise-linear through (t_ns, bit/s); `repeat`: periodic with the
-    /// last time as period.
-    Piecewise {
-        points: Vec<(SimTime, f64)>,
-        repeat: bool,
-    },
-    /// `rate_bps` during on periods, silent during off periods.
-    Onoff {
-        rate_bps: f64,
-        on: PeriodPlan,
-        off: PeriodPlan,
-    },
-}
-
-/// One component of a `sines` shape.
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct SinePlan {
-    pub amplitude_bps: f64,
-    pub frequency_hz: f64,
-    pub phase_rad: f64,
-}
-
-/// The distribution of on or off period lengths.
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct PeriodPlan {
-    pub distribution: PeriodDistribution,
-    pub mean_ns: SimTime,
-    /// Pareto's shape (pareto only).
-    pub alpha: Option<f64>,
-}
+use crate::traffic::shape::Shape;
+use crate::traffic::udp::UdpSource;
 
 impl ShapePlan {
     /// The resolved (validated) shape `r` in SI numbers.
@@ -305,17 +74,26 @@ impl ShapePlan {
     }
 }
 
-fn shape_si<S: serde::Serializer>(r: &RateShape, s: S) -> Result<S::Ok, S::Error> {
-    ShapePlan::of(r).serialize(s)
-}
+/// A scenario's rate knows its mean through the shape it describes
+/// (`traffic::shape`).
+impl RateShape {
+    /// Long-run mean rate in bit/s (of the clipped shape; on/off: its
+    /// expectation, rate·E[on]/(E[on] + E[off])).
+    pub fn mean_bps(&self) -> f64 {
+        match self {
+            RateShape::Constant(r) => r.0,
+            RateShape::Shaped(_) => Shape::mean_of(&ShapePlan::of(self)),
+        }
+    }
 
-/// What the recorder traces (`[trace]`).
-#[derive(Debug, Clone, Serialize)]
-pub struct TracePlan {
-    /// Sorted, without duplicates.
-    pub series: Vec<TraceKind>,
-    /// 0 records every change; otherwise one sample every interval_ns.
-    pub interval_ns: SimTime,
+    /// Mean rate over simulation time [a, b] (bit/s): exact for piecewise
+    /// tables (which need not repeat), the long-run mean otherwise.
+    pub fn mean_bps_over(&self, a: SimTime, b: SimTime) -> f64 {
+        match self {
+            RateShape::Constant(r) => r.0,
+            RateShape::Shaped(_) => Shape::mean_over(&ShapePlan::of(self), a, b),
+        }
+    }
 }
 
 impl Plan {
@@ -355,10 +133,13 @@ impl Plan {
                         read_bytes: a.read.0,
                         interval_ns: a.interval.0,
                     }),
-                    udp: g.rate.as_ref().map(|r| UdpPlan {
-                        shape: r.clone(),
-                        mean_bps: r.mean_bps(),
-                        send_jitter_ns: g.send_jitter.map_or(0, |d| d.0),
+                    udp: g.rate.as_ref().map(|r| {
+                        let shape = ShapePlan::of(r);
+                        UdpPlan {
+                            mean_bps: Shape::mean_of(&shape),
+                            shape,
+                            send_jitter_ns: g.send_jitter.map_or(0, |d| d.0),
+                        }
                     }),
                 });
             }
@@ -377,25 +158,6 @@ impl Plan {
             },
         })
     }
-
-    /// The plan as JSON.
-    pub fn to_json(&self) -> String {
-        serde_json::to_string(self).expect("a plan always serializes")
-    }
-}
-
-impl AppPlan {
-    /// The application's spec (what `traffic::app::CbrApp` takes).
-    pub fn spec(&self) -> AppSpec {
-        AppSpec {
-            kind: AppKind::Cbr,
-            rate: crate::time::Rate(self.rate_bps),
-            send_buffer: self.send_buffer_pkts,
-            when_full: self.when_full,
-            read: crate::time::Bytes(self.read_bytes),
-            interval: Duration(self.interval_ns),
-        }
-    }
 }
 
 impl AppSpec {
@@ -405,16 +167,6 @@ impl AppSpec {
         match self.when_full {
             Some(WhenFull::Drop) => None,
             _ => self.send_buffer,
-        }
-    }
-}
-
-impl TracePlan {
-    /// The recorder's spec.
-    pub fn spec(&self) -> TraceSpec {
-        TraceSpec {
-            series: self.series.clone(),
-            interval: Duration(self.interval_ns),
         }
     }
 }
@@ -453,7 +205,11 @@ fn link_plan(l: &LinkLayout, id: u32, seed: u64, end: SimTime) -> LinkPlan {
         delay_ns: s.delay.0,
         buffer_pkts: s.buffer,
         queue: QueuePlan::of(s),
-        errors: if l.forward { s.errors.clone() } else { None },
+        errors: if l.forward {
+            s.errors.as_ref().map(ErrorPlan::of)
+        } else {
+            None
+        },
         outages: s.outages.as_ref().map_or(Vec::new(), |o| {
             let mut v = Vec::new();
             for iv in outage_schedule(o, seed, l.duplex, end) {
@@ -471,10 +227,42 @@ fn link_plan(l: &LinkLayout, id: u32, seed: u64, end: SimTime) -> LinkPlan {
 /// `duplex` (drawn from that link's stream), for a run that ends at `end` ns.
 pub fn outage_schedule(o: &OutageSpec, seed: u64, duplex: u32, end: SimTime) -> OutageSchedule {
     OutageSchedule::new(
-        o,
+        &OutagePlan::of(o),
         Rng::stream(seed, stream::LINK_OUTAGES, duplex as u64),
         end,
     )
+}
+
+impl OutagePlan {
+    /// The schedule a (resolved) outage spec describes.
+    pub fn of(o: &OutageSpec) -> OutagePlan {
+        OutagePlan {
+            start_ns: o.start.or(o.every).map_or(0, |d| d.0),
+            every_ns: o.every.map(|d| d.0),
+            at_ns: o
+                .at
+                .as_ref()
+                .map(|v| v.iter().map(|d| d.0).collect())
+                .unwrap_or_default(),
+            duration_ns: o.duration.0,
+            distribution: o.distribution,
+        }
+    }
+}
+
+impl ErrorPlan {
+    /// The error model of a (resolved) spec.
+    pub fn of(e: &ErrorSpec) -> ErrorPlan {
+        ErrorPlan {
+            model: e.model,
+            per: e.per,
+            p_gb: e.p_gb,
+            p_bg: e.p_bg,
+            per_good: e.per_good,
+            per_bad: e.per_bad,
+            packets: e.packets.clone(),
+        }
+    }
 }
 
 impl QueuePlan {
@@ -493,12 +281,12 @@ impl QueuePlan {
                     .threshold
                     .as_ref()
                     .expect("validated: queue = threshold has its table");
-                QueuePlan::Threshold {
+                QueuePlan::Threshold(ThresholdParams {
                     threshold_pkts: t.threshold,
                     immunity_ns: t.immunity.0,
                     selection: t.selection,
                     bias: t.bias.clone().unwrap_or_default(),
-                }
+                })
             }
         }
     }
@@ -645,4 +433,57 @@ impl FlowGroup {
         }
         (start, stop)
     }
+}
+
+/// One direction of a duplex link built from its spec, outside a plan (the
+/// linux engine's emulated links): link `index`, whose duplex link's
+/// forward direction is `duplex`; its outages are drawn lazily, for a run
+/// that ends at `end` ns.
+pub fn make_link(
+    l: &LinkSpec,
+    forward: bool,
+    seed: u64,
+    index: usize,
+    duplex: usize,
+    end: SimTime,
+) -> Link {
+    let plan = LinkPlan {
+        id: index as u32,
+        name: String::new(),
+        direction: if forward {
+            Direction::Forward
+        } else {
+            Direction::Reverse
+        },
+        duplex: duplex as u32,
+        rate_bps: l.rate.0,
+        delay_ns: l.delay.0,
+        buffer_pkts: l.buffer,
+        queue: QueuePlan::of(l),
+        errors: if forward {
+            l.errors.as_ref().map(ErrorPlan::of)
+        } else {
+            None
+        },
+        outages: Vec::new(),
+    };
+    crate::sim::build_link_with(
+        &plan,
+        seed,
+        l.outages
+            .as_ref()
+            .map(|o| outage_schedule(o, seed, duplex as u32, end)),
+    )
+}
+
+/// The UDP source of flow `id` of group `g` of a resolved scenario (the
+/// linux engine's background sources).
+pub fn udp_source(sc: &Scenario, g: &FlowGroup, id: u32) -> UdpSource {
+    crate::sim::new_udp_source(
+        id,
+        &ShapePlan::of(g.rate.as_ref().expect("validated")),
+        g.packet_size,
+        g.send_jitter.map_or(0, |d| d.0),
+        sc.seed,
+    )
 }

@@ -1,9 +1,11 @@
 //! The scenario's serde structs: what a scenario file may say.
 
 use super::defaults::*;
-use crate::tcp::cc::Cc;
-use crate::tcp::profiles::Profile;
-use crate::time::{Bytes, Duration, Freq, Rate, SimTime};
+use crate::plan::{
+    Cc, ErrorModelKind, FlowKind, OutageDistribution, PeriodDistribution, Profile, RedMode,
+    Selection, TopologyKind, TraceKind, Variant, WhenFull,
+};
+use crate::time::{Bytes, Duration, Freq, Rate};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -88,22 +90,6 @@ pub enum LinuxProfile {
     Ns2,
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum TopologyKind {
-    /// sources → own access link → R1 → bottleneck → R2 → own sink link → sinks.
-    #[default]
-    Dumbbell,
-    /// Every flow crosses one chain of links, `links[0]` first, with no
-    /// access links of its own (paper D's two-link path).
-    Path,
-    /// A chain of bottlenecks R0 → R1 → … → RK (`links`); each flow has its
-    /// own access and sink links and crosses the bottlenecks its group's
-    /// `hops` names (all of them by default): long flows and cross traffic.
-    #[serde(rename = "parking-lot")]
-    ParkingLot,
-}
-
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Topology {
@@ -135,15 +121,6 @@ pub enum QueueKind {
     /// Paper C's threshold dropper (Sec. V.D): one connection signalled per
     /// congestion event; parameters in the link's `threshold` table.
     Threshold,
-}
-
-/// RED's queue measure: packets, or bytes in units of `mean_packet_size`
-/// (ns-2 `bytes_` and `queue_in_bytes_` both true).
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum RedMode {
-    Packet,
-    Byte,
 }
 
 /// Named RED settings; explicit keys of the table override them.
@@ -209,39 +186,6 @@ pub struct RedSpec {
     pub seed: Option<u32>,
 }
 
-/// RED's parameters with every default applied (what the engine runs);
-/// thresholds in packets (byte mode: in units of mean_packet_size bytes).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct RedParams {
-    pub min_thresh: f64,
-    pub max_thresh: f64,
-    pub max_p: f64,
-    pub weight: f64,
-    pub wait: bool,
-    pub gentle: bool,
-    pub mode: RedMode,
-    pub mean_packet_size: u32,
-    pub ecn: bool,
-    /// ns-2's generator seed for the random drops (`RedSpec::seed`).
-    pub seed: Option<u32>,
-}
-
-/// Who the threshold dropper signals at a congestion event (paper C, Sec. I
-/// and V.D).
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum Selection {
-    /// A connection chosen with fixed probability (uniform, or by `bias`),
-    /// whatever its rate.
-    #[default]
-    RateIndependent,
-    /// The connection with the largest congestion window.
-    LargestRate,
-    /// The connection of the arriving packet (in effect rate-proportional:
-    /// a connection's packets arrive in proportion to its rate).
-    FirstArrival,
-}
-
 /// `[<link>.threshold]`: paper C's threshold dropper. The link's `buffer` is
 /// the hard limit (make it large); an arrival that finds `threshold` packets
 /// waiting outside an immunity period starts a congestion event: one
@@ -291,26 +235,6 @@ pub struct LinkSpec {
     pub outages: Option<OutageSpec>,
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-pub enum ErrorModelKind {
-    /// Each packet is lost independently with probability `per` (paper B's PER).
-    #[serde(rename = "bernoulli")]
-    Bernoulli,
-    /// A two-state Markov chain stepped once per arriving packet: good → bad
-    /// with probability `p_gb`, bad → good with `p_bg`; then the packet is
-    /// lost with `per_good` or `per_bad` of the state it is now in (ns-2's
-    /// `ErrorModel/MultiState` with packet transitions does the same).
-    #[serde(rename = "gilbert-elliott")]
-    GilbertElliott,
-    /// Deterministic: the arrivals numbered in `packets` are lost (0 = the
-    /// first packet to arrive at the link's forward direction, counting every
-    /// flow's packets that reach the error model; ns-2's `ErrorModel/List`
-    /// with unit pkt counts the same way). For differential tests: the same
-    /// losses in both engines.
-    #[serde(rename = "list")]
-    List,
-}
-
 /// Random packet errors. A lost packet is decided as it arrives at the link
 /// and never enters the buffer (ns-2's `$ns lossmodel` puts the ErrorModel
 /// at the link's head, before the queue). Which keys apply depends on
@@ -339,17 +263,6 @@ pub struct ErrorSpec {
     /// Arrival numbers to lose, strictly increasing, from 0 (list).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub packets: Option<Vec<u64>>,
-}
-
-/// How long each outage lasts.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum OutageDistribution {
-    /// Exactly `duration`.
-    #[default]
-    Fixed,
-    /// Exponential with mean `duration`, drawn from the link's own stream.
-    Exponential,
 }
 
 /// When a link is down. Either periodic (`start`, `every`) or an explicit
@@ -392,38 +305,6 @@ pub struct LinkOverride {
     pub outages: Option<OutageSpec>,
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum FlowKind {
-    Tcp,
-    Udp,
-}
-
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum Variant {
-    /// ns-2 `Agent/TCP`: slow start from cwnd 1, go-back-N, on 3 dupacks or a timeout.
-    Tahoe,
-    /// ns-2 `Agent/TCP/Reno`: fast retransmit and fast recovery (RFC 5681).
-    Reno,
-    /// ns-2 `Agent/TCP/Newreno`: partial acks keep recovery going (RFC 6582).
-    NewReno,
-    /// ns-2 `Agent/TCP/Sack1`: scoreboard and pipe (RFC 6675 in ns-2's reading).
-    Sack,
-}
-
-impl Variant {
-    /// The name a scenario gives the variant (`variant = "..."`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Variant::Tahoe => "tahoe",
-            Variant::Reno => "reno",
-            Variant::NewReno => "newreno",
-            Variant::Sack => "sack",
-        }
-    }
-}
-
 /// A rate over time for a UDP source: a constant (`rate = "0.5Mbps"`) or a
 /// shape table (`rate = { shape = "sine", mean = "0.5Mbps", amplitude =
 /// "0.5Mbps", frequency = "0.4Hz" }`). Every shape is clipped at 0 and paced
@@ -449,18 +330,6 @@ pub enum ShapeKind {
     /// `rate` during on periods, silent during off periods; period lengths
     /// drawn from `on` and `off` (exponential, pareto or fixed).
     OnOff,
-}
-
-/// Distribution of on or off period lengths.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum PeriodDistribution {
-    /// Every period lasts `mean`.
-    Fixed,
-    /// Exponential with mean `mean`.
-    Exponential,
-    /// Pareto with mean `mean` and shape `alpha` > 1 (scale mean·(α−1)/α).
-    Pareto,
 }
 
 /// `on = { distribution = "pareto", mean = "1s", alpha = 1.5 }`.
@@ -739,17 +608,6 @@ pub enum AppKind {
     Cbr,
 }
 
-/// What a CBR writer does when the send buffer is full.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum WhenFull {
-    /// The writer waits: no application data is lost, at most `send_buffer`
-    /// packets are unacknowledged (exactly ns-2 with window_ = send_buffer).
-    Block,
-    /// The write is discarded (a live source skips data it cannot queue).
-    Drop,
-}
-
 /// `app = { kind = "cbr", rate = "1Mbps", send_buffer = 64, read = "125KB",
 /// interval = "1s" }`: the application writes one packet's payload every
 /// payload·8/rate seconds into the TCP send buffer; the receiver keeps what
@@ -792,27 +650,6 @@ impl Default for Measure {
     }
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
-#[serde(rename_all = "lowercase")]
-pub enum TraceKind {
-    /// cwnd and ssthresh of every TCP flow.
-    Cwnd,
-    /// Packets in flight (highest sent − highest acked) of every TCP flow.
-    Inflight,
-    /// Every data packet sent (sequence number, retransmission flag) and the cumulative ack.
-    Seq,
-    /// Occupancy of every link's buffer, by flow class.
-    Queue,
-    /// Every drop: time, link, flow.
-    Drops,
-    /// Every UDP packet delivered to its sink: time, flow, sequence number
-    /// (the delivered background rate, paper A's "sending rates" plots).
-    Udp,
-    /// Smoothed RTT, RTT variation, retransmission timeout and its backoff of
-    /// every TCP flow, at every change (or every sample).
-    Rtt,
-}
-
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TraceSpec {
@@ -821,51 +658,4 @@ pub struct TraceSpec {
     /// 0 records every change; otherwise one sample per interval.
     #[serde(default)]
     pub interval: Duration,
-}
-
-/// TCP options with every default filled in (see [`FlowGroup`] for what
-/// each means, `defaults.rs` for each default's origin).
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct TcpParams {
-    pub cc: Cc,
-    pub profile: Profile,
-    pub variant: Variant,
-    /// Additive increase, packets per RTT.
-    pub alpha: f64,
-    /// Multiplicative decrease factor.
-    pub beta: f64,
-    /// Receiver's advertised window, packets.
-    pub window: u32,
-    /// Upper bound on cwnd, packets; 0 = none.
-    pub max_cwnd: u32,
-    /// Initial window, packets.
-    pub initial_cwnd: u32,
-    /// Initial ssthresh, packets; 0 = the advertised window.
-    pub initial_ssthresh: u32,
-    /// RTO before the first RTT sample, ns.
-    pub initial_rto_ns: SimTime,
-    pub min_rto_ns: SimTime,
-    pub max_rto_ns: SimTime,
-    /// RTT clock granularity, ns.
-    pub tick_ns: SimTime,
-    /// ns-2 seed of the first flow's clock phase (`FlowGroup::tick_seed`).
-    pub tick_seed: Option<u32>,
-    /// Duplicate acks that trigger fast retransmit.
-    pub dupack_threshold: u32,
-    pub limited_transmit: bool,
-    pub bug_fix: bool,
-    /// The first packet is a SYN of header_size bytes.
-    pub syn: bool,
-    /// TCP/IP header bytes of every data packet (an ack is 40 bytes, as ns-2's).
-    pub header_size: u32,
-    /// Bytes of a full data packet on the wire, headers included.
-    pub packet_size: u32,
-    pub delayed_ack: bool,
-    /// Delayed-ack timer, ns.
-    pub delack_interval_ns: SimTime,
-    /// With delayed acks, packet 0 is acked at once (the profile's; ns-2's
-    /// `SYN_immediate_ack_`).
-    pub syn_immediate_ack: bool,
-    /// ECN-capable transport (RFC 3168).
-    pub ecn: bool,
 }

@@ -342,7 +342,7 @@ fn linux_profile_and_cc_resolve_and_refuse_what_they_do_not_read() {
     );
     assert_eq!((g.initial_cwnd, g.header_size), (Some(10), Some(52)));
     assert_eq!(g.delayed_ack, Some(true));
-    assert_eq!(g.tcp_params().cc, crate::tcp::cc::Cc::Cubic);
+    assert_eq!(g.tcp_params().cc, Cc::Cubic);
     // α and β are TCP(α, β)'s: refused with CUBIC or with Linux's Reno
     let e = resolve_with("", r#", "cc": "cubic", "beta": 0.8"#).unwrap_err();
     assert_eq!(e.path, "flows.tcp.beta");
@@ -516,4 +516,35 @@ fn a_route_over_255_links_is_refused_by_key() {
     let e = Plan::from_scenario(&Scenario::from_json(&path(256)).unwrap()).unwrap_err();
     assert_eq!(e.path, "topology.links");
     assert!(e.message.contains("256"), "{e}");
+}
+
+/// Not a check: the tool behind `bench/udp_identical.py`. Reads a JSON
+/// list of `[name, scenario]` from `$TCPLAB_UDP_CASES` and writes every
+/// UDP flow's departure times (little-endian i64 ns) to
+/// `$TCPLAB_UDP_OUT/<index>_<flow>.bin`, so departure sequences of two
+/// builds can be compared exactly.
+#[test]
+#[ignore]
+fn dump_departures() {
+    let (Ok(cases), Ok(out)) = (
+        std::env::var("TCPLAB_UDP_CASES"),
+        std::env::var("TCPLAB_UDP_OUT"),
+    ) else {
+        return;
+    };
+    let text = std::fs::read_to_string(cases).unwrap();
+    let list: Vec<(String, serde_json::Value)> = serde_json::from_str(&text).unwrap();
+    for (i, (name, sc)) in list.iter().enumerate() {
+        let plan = Scenario::from_json(&sc.to_string())
+            .and_then(|s| Plan::from_scenario(&s))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        for f in plan.flows.iter().filter(|f| f.udp.is_some()) {
+            let times = crate::sim::udp_departures(&plan, f.id).unwrap();
+            let bytes: Vec<u8> = times
+                .iter()
+                .flat_map(|t| (*t as i64).to_le_bytes())
+                .collect();
+            std::fs::write(format!("{out}/{i}_{}.bin", f.id), bytes).unwrap();
+        }
+    }
 }

@@ -557,8 +557,8 @@ impl Scenario {
                     }
                     // TCP(α, β) is ns-2's Reno agent; Linux's Reno and CUBIC
                     // have their own constants (resolve fills the defaults in)
-                    let linux = t.profile == crate::tcp::profiles::Profile::Linux;
-                    if t.cc != crate::tcp::cc::Cc::Reno || linux {
+                    let linux = t.profile == Profile::Linux;
+                    if t.cc != Cc::Reno || linux {
                         for (key, v, d) in [("alpha", t.alpha, ALPHA), ("beta", t.beta, BETA)] {
                             if v != d {
                                 return Err(err(
@@ -580,7 +580,7 @@ impl Scenario {
                     // recovery's packets at once and it overshoots, then stalls on
                     // packets that left before the timeout (measured: 4 % of the link
                     // on c-parallel-sack, 0.01 % for one flow). ns-2 itself has no BBR.
-                    if t.cc == crate::tcp::cc::Cc::Bbr {
+                    if t.cc == Cc::Bbr {
                         if !linux {
                             return Err(err(
                                 format!("{p}.cc"),
@@ -612,9 +612,7 @@ impl Scenario {
                     // retransmission timer; after the timeout one cumulative ack of 400
                     // packets took the window from 1 to 97 and its burst lost 40. Linux
                     // runs CUBIC with SACK, which repairs every hole in one round trip.
-                    if t.cc == crate::tcp::cc::Cc::Cubic
-                        && matches!(t.variant, Variant::Reno | Variant::NewReno)
-                    {
+                    if t.cc == Cc::Cubic && matches!(t.variant, Variant::Reno | Variant::NewReno) {
                         return Err(err(
                             format!("{p}.variant"),
                             format!(

@@ -1,19 +1,19 @@
 //! Building the simulator from a Plan: links (queue, impairment, outages),
 //! agents and applications, routes as hops; and the builders other engines
-//! and exporters share (a link from its spec, a UDP source, its departures,
-//! a link's outages).
+//! and exporters share (a link with a lazy outage schedule, a UDP source,
+//! its departures, a link's outages).
 
 use super::forward::{Hop, Next};
 use super::{Agent, FlowInfo, LinkInfo, Sim};
 use crate::net::link::{Impairment, Link};
+use crate::net::outage::OutageSchedule;
 use crate::net::packet::FORWARD;
 use crate::net::queue::Queue;
+use crate::plan::{
+    Direction, ErrorModelKind, FlowKind, FlowPlan, LinkPlan, Plan, Selection, ShapePlan,
+};
 use crate::record::Recorder;
 use crate::rng::{stream, Rng};
-use crate::scenario::{
-    outage_schedule, Direction, ErrorModelKind, FlowKind, FlowPlan, LinkPlan, LinkSpec, Plan,
-    QueuePlan, RateShape, Scenario, Selection,
-};
 use crate::sched::{Event, Order, Scheduler};
 use crate::tcp::sender::TcpSender;
 use crate::tcp::sink::TcpSink;
@@ -67,37 +67,13 @@ fn new_link(l: &LinkPlan, seed: u64) -> Link {
     link
 }
 
-/// One direction of a duplex link built from its spec, outside a plan (the
-/// linux engine's emulated links): link `index`, whose duplex link's
-/// forward direction is `duplex`; its outages are drawn lazily, for a run
-/// that ends at `end` ns.
-pub fn make_link(
-    l: &LinkSpec,
-    forward: bool,
-    seed: u64,
-    index: usize,
-    duplex: usize,
-    end: SimTime,
-) -> Link {
-    let plan = LinkPlan {
-        id: index as u32,
-        name: String::new(),
-        direction: if forward {
-            Direction::Forward
-        } else {
-            Direction::Reverse
-        },
-        duplex: duplex as u32,
-        rate_bps: l.rate.0,
-        delay_ns: l.delay.0,
-        buffer_pkts: l.buffer,
-        queue: QueuePlan::of(l),
-        errors: if forward { l.errors.clone() } else { None },
-        outages: Vec::new(),
-    };
-    let mut link = new_link(&plan, seed);
-    if let Some(o) = &l.outages {
-        link.set_outages(Box::new(outage_schedule(o, seed, duplex as u32, end)));
+/// A planned link direction whose outages come from `outages`, drawn as the
+/// run goes (the linux engine's emulated links, `scenario::make_link`),
+/// instead of the plan's list.
+pub fn build_link_with(l: &LinkPlan, seed: u64, outages: Option<OutageSchedule>) -> Link {
+    let mut link = new_link(l, seed);
+    if let Some(o) = outages {
+        link.set_outages(Box::new(o));
     }
     link
 }
@@ -168,7 +144,7 @@ impl Sim {
                 f.app
                     .as_ref()
                     .zip(f.tcp.as_ref())
-                    .map(|(a, t)| CbrApp::new(&a.spec(), t.payload_bytes)),
+                    .map(|(a, t)| CbrApp::new(a, t.payload_bytes)),
             );
             flows.push(FlowInfo {
                 group: f.group.clone(),
@@ -186,7 +162,7 @@ impl Sim {
                 }
             }
         }
-        let mut rec = Recorder::new(&plan.trace.spec());
+        let mut rec = Recorder::new(&plan.trace);
         if apps.iter().any(Option::is_some) {
             rec.playback = Some(Default::default());
         }
@@ -311,16 +287,16 @@ fn victim_candidates(links: &[Link], flows: &[FlowPlan]) -> Vec<Vec<(u32, f64)>>
 
 /// A UDP source of flow `id` (its shape's and its jitter's random streams
 /// derive from the seed and the flow id).
-fn new_udp_source(
+pub fn new_udp_source(
     id: u32,
-    shape: &RateShape,
+    shape: &ShapePlan,
     packet_size: u32,
     jitter_ns: SimTime,
     seed: u64,
 ) -> UdpSource {
     UdpSource::new(
         id,
-        Shape::from_spec(shape, seed, id),
+        Shape::from_plan(shape, seed, id),
         packet_size,
         jitter_ns,
         seed,
@@ -331,18 +307,6 @@ fn new_udp_source(
 fn udp_source_of(f: &FlowPlan, seed: u64) -> UdpSource {
     let u = f.udp.as_ref().expect("a UDP flow has its source");
     new_udp_source(f.id, &u.shape, f.packet_size, u.send_jitter_ns, seed)
-}
-
-/// The UDP source of flow `id` of group `g` of a resolved scenario (the
-/// linux engine's background sources).
-pub fn udp_source(sc: &Scenario, g: &crate::scenario::FlowGroup, id: u32) -> UdpSource {
-    new_udp_source(
-        id,
-        g.rate.as_ref().expect("validated"),
-        g.packet_size,
-        g.send_jitter.map_or(0, |d| d.0),
-        sc.seed,
-    )
 }
 
 /// Departure times of UDP flow `flow` of a plan (None if that flow is not

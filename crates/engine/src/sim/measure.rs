@@ -3,8 +3,8 @@
 
 use super::{Agent, Sim};
 use crate::net::link::LinkSnapshot;
+use crate::plan::{FlowKind, Variant};
 use crate::record::Table;
-use crate::scenario::{FlowKind, Variant};
 use crate::time::{secs, SimTime};
 use serde::Serialize;
 

@@ -1,4 +1,4 @@
-//! The simulator: builds the network from a [`Plan`] (links, and each flow's
+//! The simulator: builds the network from a [`Plan`](crate::plan::Plan) (links, and each flow's
 //! routes as lists of link ids), runs the event loop, and reports per-flow
 //! and per-link counters over the measurement window (warmup, end].
 //!
@@ -16,13 +16,13 @@ mod measure;
 #[cfg(test)]
 mod tests;
 
-pub use build::{build_link, link_outages, make_link, udp_departures, udp_source};
+pub use build::{build_link, build_link_with, link_outages, new_udp_source, udp_departures};
 pub use measure::{rates_bps, FlowResult, LinkResult, RunOutput, RunSummary};
 
 use crate::net::link::{Link, LinkSnapshot};
 use crate::net::packet::Packet;
+use crate::plan::{FlowKind, Variant};
 use crate::record::Recorder;
-use crate::scenario::{FlowKind, Plan, Scenario, Variant};
 use crate::sched::{Event, Order, Scheduler};
 use crate::tcp::sender::TcpSender;
 use crate::tcp::sink::TcpSink;
@@ -31,8 +31,6 @@ use crate::traffic::app::CbrApp;
 use crate::traffic::udp::UdpSource;
 use forward::Hop;
 use measure::FlowCount;
-
-pub use crate::scenario::flow_times;
 
 enum Agent {
     Tcp {
@@ -225,14 +223,4 @@ impl Sim {
         }
         Some(self.report())
     }
-}
-
-/// Parse, resolve, plan and run a scenario given as JSON; refused if beyond
-/// [`crate::budget`]'s limits.
-pub fn run_json(text: &str) -> Result<(Scenario, RunOutput), crate::scenario::ScenarioError> {
-    let sc = Scenario::from_json(text)?.resolve()?;
-    crate::budget::check(&sc, false)?;
-    let plan = Plan::from_scenario(&sc)?;
-    let out = Sim::new(&plan).run();
-    Ok((sc, out))
 }

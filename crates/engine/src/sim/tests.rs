@@ -1,5 +1,11 @@
+//! These tests build their simulators from scenarios written as JSON: the
+//! one place below `scenario` that imports it (test code only; the layer
+//! table in docs/ARCHITECTURE.md allows it by name).
+
 use super::forward::Next;
 use super::*;
+use crate::plan::Plan;
+use crate::scenario::Scenario;
 
 fn run(json: &str, chain: bool) -> RunOutput {
     let sc = Scenario::from_json(json).unwrap();

@@ -5,13 +5,13 @@
 
 use super::sender::TcpSender;
 use crate::net::packet::{Kind, Packet, SackBlock};
-use crate::scenario::{TcpParams, Variant};
+use crate::plan::{TcpParams, Variant};
 use crate::time::SimTime;
 
 pub fn params(variant: Variant, initial_cwnd: u32, initial_ssthresh: u32) -> TcpParams {
     TcpParams {
-        cc: crate::tcp::cc::Cc::Reno,
-        profile: crate::tcp::profiles::Profile::Ns2v235,
+        cc: crate::plan::Cc::Reno,
+        profile: crate::plan::Profile::Ns2v235,
         variant,
         alpha: 1.0,
         beta: 0.5,

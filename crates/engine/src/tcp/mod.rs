@@ -22,6 +22,7 @@
 //! handshake (the optional SYN is just a 40-byte packet 0).
 
 pub mod cc;
+pub mod defaults;
 #[cfg(test)]
 pub(crate) mod dialogue;
 pub mod profiles;

@@ -38,32 +38,12 @@
 //! `packet_size` is always on the wire, so the reading of a paper's packet
 //! size decides).
 
-use crate::scenario::defaults as d;
-use crate::scenario::Variant;
+use super::defaults as d;
+use crate::plan::Variant;
 use crate::time::SimTime;
-use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
-pub enum Profile {
-    /// ns-2 2.35's `ns-default.tcl` (the Debian package the tests run).
-    #[default]
-    #[serde(rename = "ns2-2.35")]
-    Ns2v235,
-    /// ns-2 before the TCP default changes of May 2001 (see the module docs).
-    #[serde(rename = "ns2-2001")]
-    Ns2v2001,
-    /// Linux's defaults (`include/net/tcp.h`, `net/ipv4/tcp_cong.c`):
-    /// IW10 (`TCP_INIT_CWND`, RFC 6928), SACK recovery that detects losses
-    /// by RACK-TLP (RFC 8985, `tcp::recovery::rack`) and sends by PRR
-    /// (RFC 6937, `tcp::recovery::sack::Prr`), Linux's RTO estimator
-    /// (`tcp::rtt::LinuxRtt`) with a 200 ms minimum
-    /// RTO (`TCP_RTO_MIN`), a 1 s initial RTO (`TCP_TIMEOUT_INIT`, RFC 6298),
-    /// a 120 s maximum (`TCP_RTO_MAX`), delayed acks every second segment
-    /// or after 40 ms (`TCP_DELACK_MIN`), and the window counted in
-    /// segments acked (RFC 3465; `tcp::cc::linux`) for Reno and CUBIC alike.
-    #[serde(rename = "linux")]
-    Linux,
-}
+/// Whose defaults a flow group starts from (defined with the Plan's types).
+pub use crate::plan::Profile;
 
 /// The TCP defaults a profile changes (the others are the same in both).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -86,19 +66,11 @@ const MS: SimTime = 1_000_000;
 const S: SimTime = 1_000 * MS;
 
 impl Profile {
-    /// The name a scenario gives the profile (`profile = "..."`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Profile::Ns2v235 => "ns2-2.35",
-            Profile::Ns2v2001 => "ns2-2001",
-            Profile::Linux => "linux",
-        }
-    }
-
+    /// The TCP defaults of this profile.
     pub fn defaults(self) -> TcpDefaults {
         match self {
             Profile::Ns2v235 => TcpDefaults {
-                // defaults.rs holds ns-2 2.35's values, each with its origin
+                // tcp/defaults.rs holds ns-2 2.35's values, each with its origin
                 variant: d::VARIANT,
                 delayed_ack: d::DELAYED_ACK,
                 delack_interval_ns: d::DELACK_INTERVAL_NS,

@@ -11,7 +11,7 @@ use super::rtt::RttEstimator;
 pub use super::state::CwndAction;
 use super::state::TcpState;
 use crate::net::packet::{Kind, Packet, SackBlock, CWR, ECE, ECT};
-use crate::scenario::{TcpParams, Variant};
+use crate::plan::{TcpParams, Variant};
 use crate::time::SimTime;
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -883,7 +883,7 @@ impl TcpSender {
 
 #[cfg(test)]
 mod tests {
-    use crate::scenario::Variant;
+    use crate::plan::Variant;
     use crate::tcp::cc::Cc;
     use crate::tcp::dialogue::{params, Dialogue};
     use crate::tcp::profiles::Profile;

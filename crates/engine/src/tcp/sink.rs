@@ -7,7 +7,7 @@
 //! other blocks, at most three.
 
 use crate::net::packet::{Kind, Packet, SackBlock, CE, CWR, ECE, ECT, MAX_SACK_BLOCKS};
-use crate::scenario::{TcpParams, Variant};
+use crate::plan::{TcpParams, Variant};
 use crate::tcp::cc::Cc;
 use crate::time::SimTime;
 

@@ -3,7 +3,7 @@
 //! acknowledged cumulatively, −1 before any ack) and the few facts loss
 //! recovery and the connection share. Congestion control never sees it.
 
-use crate::scenario::TcpParams;
+use crate::plan::TcpParams;
 
 /// The last thing that changed the window (ns-2 `last_cwnd_action_`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

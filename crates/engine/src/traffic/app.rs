@@ -17,7 +17,7 @@
 //! read instants, so any engine that reports delivered bytes at those
 //! instants yields the same reads.
 
-use crate::scenario::{AppSpec, WhenFull};
+use crate::plan::{AppPlan, WhenFull};
 use crate::tcp::sender::TcpSender;
 use crate::time::{SimTime, NS_PER_S};
 
@@ -54,19 +54,19 @@ pub struct Read {
 }
 
 impl CbrApp {
-    pub fn new(spec: &AppSpec, payload_bytes: u32) -> Self {
-        let drop_limit = match spec.when_full {
-            Some(WhenFull::Drop) => spec.send_buffer.map(|b| b as i64),
+    pub fn new(plan: &AppPlan, payload_bytes: u32) -> Self {
+        let drop_limit = match plan.when_full {
+            Some(WhenFull::Drop) => plan.send_buffer_pkts.map(|b| b as i64),
             _ => None,
         };
         CbrApp {
-            gap_s: payload_bytes as f64 * 8.0 / spec.rate.0,
+            gap_s: payload_bytes as f64 * 8.0 / plan.rate_bps,
             start: 0,
             writes: 0,
             dropped: 0,
             drop_limit,
-            read_bytes: spec.read.0,
-            interval_ns: spec.interval.0,
+            read_bytes: plan.read_bytes,
+            interval_ns: plan.interval_ns,
             reads: 0,
             read_total: 0,
             delivered_at_read: 0,

@@ -29,8 +29,8 @@
 //! across off periods. Their period lengths come from the flow's own random
 //! stream, so an on/off shape has state and is driven forward in time.
 
+use crate::plan::{PeriodDistribution, PeriodPlan, ShapePlan};
 use crate::rng::{stream, Rng};
-use crate::scenario::{PeriodDistribution, PeriodSpec, RateShape, ShapeKind, ShapeSpec};
 use crate::time::{SimTime, NS_PER_S};
 use std::f64::consts::PI;
 
@@ -72,71 +72,69 @@ pub enum Shape {
     OnOff(OnOff),
 }
 
-/// The scenario's rate shapes know their means through the shapes they
-/// describe (defined here, so the schema need not import this module).
-impl RateShape {
-    /// Long-run mean rate in bit/s (of the clipped shape; on/off: its
-    /// expectation, rate·E[on]/(E[on] + E[off])).
-    pub fn mean_bps(&self) -> f64 {
-        match self {
-            RateShape::Constant(r) => r.0,
-            RateShape::Shaped(_) => Shape::from_spec(self, 0, 0).mean_bps(),
-        }
-    }
-
-    /// Mean rate over simulation time [a, b] (bit/s): exact for piecewise
-    /// tables (which need not repeat), the long-run mean otherwise.
-    pub fn mean_bps_over(&self, a: SimTime, b: SimTime) -> f64 {
-        match self {
-            RateShape::Shaped(t) if t.shape == ShapeKind::Piecewise && b > a => {
-                Piecewise::from_spec(t).mean_between(a, b)
-            }
-            _ => self.mean_bps(),
-        }
-    }
-}
-
 impl Shape {
-    /// The shape of UDP flow `flow` of a scenario with master `seed` (only an
+    /// The shape of UDP flow `flow` of a plan with master `seed` (only an
     /// on/off shape draws random numbers, from the flow's own stream).
-    pub fn from_spec(spec: &RateShape, seed: u64, flow: u32) -> Self {
-        match spec {
-            RateShape::Constant(r) => Shape::Constant { bps: r.0 },
-            RateShape::Shaped(t) if t.shape == ShapeKind::Piecewise => {
-                Shape::Piecewise(Piecewise::from_spec(t))
+    pub fn from_plan(plan: &ShapePlan, seed: u64, flow: u32) -> Self {
+        match plan {
+            &ShapePlan::Constant { rate_bps } => Shape::Constant { bps: rate_bps },
+            ShapePlan::Piecewise { points, repeat } => {
+                Shape::Piecewise(Piecewise::from_plan(points, *repeat))
             }
-            RateShape::Shaped(t) if t.shape == ShapeKind::OnOff => Shape::OnOff(OnOff::new(
-                t.rate.map_or(0.0, |r| r.0),
-                Period::from_spec(&t.on.expect("validated")),
-                Period::from_spec(&t.off.expect("validated")),
+            ShapePlan::Onoff { rate_bps, on, off } => Shape::OnOff(OnOff::new(
+                *rate_bps,
+                Period::from_plan(on),
+                Period::from_plan(off),
                 Rng::stream(seed, stream::UDP_SOURCE, flow as u64),
             )),
-            RateShape::Shaped(t) => {
-                let (offset_bps, terms) = match t.shape {
-                    ShapeKind::Sine => (
-                        t.mean.map_or(0.0, |m| m.0),
-                        vec![Sine {
-                            amp_bps: t.amplitude.map_or(0.0, |a| a.0),
-                            omega: 2.0 * PI * t.frequency.map_or(1.0, |f| f.0),
-                            phase: t.phase.unwrap_or(0.0),
-                        }],
-                    ),
-                    ShapeKind::Sines => (
-                        t.offset.map_or(0.0, |o| o.0),
-                        t.components
-                            .iter()
-                            .flatten()
-                            .map(|c| Sine {
-                                amp_bps: c.amplitude.0,
-                                omega: 2.0 * PI * c.frequency.0,
-                                phase: c.phase,
-                            })
-                            .collect(),
-                    ),
-                    ShapeKind::Piecewise | ShapeKind::OnOff => unreachable!(),
-                };
-                Shape::sines(offset_bps, terms)
+            &ShapePlan::Sine {
+                mean_bps,
+                amplitude_bps,
+                frequency_hz,
+                phase_rad,
+            } => Shape::sines(
+                mean_bps,
+                vec![Sine {
+                    amp_bps: amplitude_bps,
+                    omega: 2.0 * PI * frequency_hz,
+                    phase: phase_rad,
+                }],
+            ),
+            ShapePlan::Sines {
+                offset_bps,
+                components,
+            } => Shape::sines(
+                *offset_bps,
+                components
+                    .iter()
+                    .map(|c| Sine {
+                        amp_bps: c.amplitude_bps,
+                        omega: 2.0 * PI * c.frequency_hz,
+                        phase: c.phase_rad,
+                    })
+                    .collect(),
+            ),
+        }
+    }
+
+    /// Long-run mean rate of a planned shape in bit/s (of the clipped shape;
+    /// on/off: its expectation, rate·E[on]/(E[on] + E[off])).
+    pub fn mean_of(plan: &ShapePlan) -> f64 {
+        match plan {
+            &ShapePlan::Constant { rate_bps } => rate_bps,
+            _ => Shape::from_plan(plan, 0, 0).mean_bps(),
+        }
+    }
+
+    /// Mean rate of a planned shape over simulation time [a, b] (bit/s):
+    /// exact for piecewise tables (which need not repeat), the long-run mean
+    /// otherwise.
+    pub fn mean_over(plan: &ShapePlan, a: SimTime, b: SimTime) -> f64 {
+        match plan {
+            ShapePlan::Piecewise { points, repeat } if b > a => {
+                Piecewise::from_plan(points, *repeat).mean_between(a, b)
             }
+            _ => Shape::mean_of(plan),
         }
     }
 
@@ -733,14 +731,15 @@ pub struct Piecewise {
 }
 
 impl Piecewise {
-    pub fn from_spec(t: &ShapeSpec) -> Self {
-        let pts = t.points.as_deref().unwrap_or(&[]);
+    /// A planned table: (t_ns, bit/s) points.
+    pub fn from_plan(points: &[(SimTime, f64)], repeat: bool) -> Self {
         Piecewise::new(
-            pts.iter()
-                .map(|p| p.0 .0 as f64 / NS_PER_S as f64)
+            points
+                .iter()
+                .map(|p| p.0 as f64 / NS_PER_S as f64)
                 .collect(),
-            pts.iter().map(|p| p.1 .0.max(0.0)).collect(),
-            t.repeat.unwrap_or(false),
+            points.iter().map(|p| p.1.max(0.0)).collect(),
+            repeat,
         )
     }
 
@@ -882,8 +881,8 @@ pub enum Period {
 }
 
 impl Period {
-    pub fn from_spec(p: &PeriodSpec) -> Self {
-        let mean = p.mean.0 as f64 / NS_PER_S as f64;
+    pub fn from_plan(p: &PeriodPlan) -> Self {
+        let mean = p.mean_ns as f64 / NS_PER_S as f64;
         match p.distribution {
             PeriodDistribution::Fixed => Period::Fixed(mean),
             PeriodDistribution::Exponential => Period::Exponential(mean),
@@ -1417,9 +1416,9 @@ mod tests {
                                                  // an on/off source with Pareto periods (α = 1.5, heavy tail) still
                                                  // averages to rate·on/(on + off) over a long run: here within 5 %
         let mut o = onoff(
-            Period::from_spec(&PeriodSpec {
+            Period::from_plan(&PeriodPlan {
                 distribution: PeriodDistribution::Pareto,
-                mean: crate::time::Duration(200_000_000),
+                mean_ns: 200_000_000,
                 alpha: Some(1.5),
             }),
             Period::Exponential(0.2),

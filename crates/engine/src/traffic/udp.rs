@@ -107,38 +107,3 @@ pub fn departures(mut src: UdpSource, start: SimTime, stop: SimTime) -> Vec<SimT
     }
     out
 }
-
-#[cfg(test)]
-mod tests {
-    /// Not a check: the tool behind `bench/udp_identical.py`. Reads a JSON
-    /// list of `[name, scenario]` from `$TCPLAB_UDP_CASES` and writes every
-    /// UDP flow's departure times (little-endian i64 ns) to
-    /// `$TCPLAB_UDP_OUT/<index>_<flow>.bin`, so departure sequences of two
-    /// builds can be compared exactly.
-    #[test]
-    #[ignore]
-    fn dump_departures() {
-        use crate::scenario::{Plan, Scenario};
-        let (Ok(cases), Ok(out)) = (
-            std::env::var("TCPLAB_UDP_CASES"),
-            std::env::var("TCPLAB_UDP_OUT"),
-        ) else {
-            return;
-        };
-        let text = std::fs::read_to_string(cases).unwrap();
-        let list: Vec<(String, serde_json::Value)> = serde_json::from_str(&text).unwrap();
-        for (i, (name, sc)) in list.iter().enumerate() {
-            let plan = Scenario::from_json(&sc.to_string())
-                .and_then(|s| Plan::from_scenario(&s))
-                .unwrap_or_else(|e| panic!("{name}: {e}"));
-            for f in plan.flows.iter().filter(|f| f.udp.is_some()) {
-                let times = crate::sim::udp_departures(&plan, f.id).unwrap();
-                let bytes: Vec<u8> = times
-                    .iter()
-                    .flat_map(|t| (*t as i64).to_le_bytes())
-                    .collect();
-                std::fs::write(format!("{out}/{i}_{}.bin", f.id), bytes).unwrap();
-            }
-        }
-    }
-}

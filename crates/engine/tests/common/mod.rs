@@ -3,7 +3,8 @@
 #![allow(dead_code)]
 
 use tcplab_engine::record::Column;
-use tcplab_engine::sim::{run_json, RunOutput};
+use tcplab_engine::run::run_json;
+use tcplab_engine::sim::RunOutput;
 
 /// A dumbbell with the given bottleneck and fast, short access links.
 pub fn dumbbell(

@@ -11,9 +11,9 @@ mod threshold;
 pub use threshold::ThresholdDropper;
 
 use super::link::DropCause;
+use crate::plan::{QueuePlan, RedMode, RedParams};
 use crate::rng::Rng;
-use crate::scenario::{QueuePlan, RedMode, RedParams, ThresholdSpec};
-use crate::time::{secs, Duration, SimTime};
+use crate::time::{secs, SimTime};
 
 #[derive(Clone, Debug)]
 pub enum Queue {
@@ -37,21 +37,9 @@ impl Queue {
         match q {
             QueuePlan::DropTail => Queue::droptail(buffer),
             QueuePlan::Red(p) => Queue::Red(Box::new(Red::new(p, rate_bps, buffer, rng))),
-            QueuePlan::Threshold {
-                threshold_pkts,
-                immunity_ns,
-                selection,
-                bias,
-            } => Queue::Threshold(Box::new(ThresholdDropper::new(
-                &ThresholdSpec {
-                    threshold: *threshold_pkts,
-                    immunity: Duration(*immunity_ns),
-                    selection: *selection,
-                    bias: Some(bias.clone()),
-                },
-                buffer,
-                rng,
-            ))),
+            QueuePlan::Threshold(t) => {
+                Queue::Threshold(Box::new(ThresholdDropper::new(t, buffer, rng)))
+            }
         }
     }
 

@@ -2,8 +2,8 @@
 //! connection a congestion event signals.
 
 use crate::net::link::DropCause;
+use crate::plan::{Selection, ThresholdParams};
 use crate::rng::Rng;
-use crate::scenario::{Selection, ThresholdSpec};
 use crate::time::SimTime;
 use std::collections::BTreeMap;
 
@@ -53,19 +53,19 @@ pub struct ThresholdDropper {
 }
 
 impl ThresholdDropper {
-    pub fn new(spec: &ThresholdSpec, buffer: u32, rng: Rng) -> Self {
+    pub fn new(p: &ThresholdParams, buffer: u32, rng: Rng) -> Self {
         ThresholdDropper {
-            threshold: spec.threshold as usize,
+            threshold: p.threshold_pkts as usize,
             limit: buffer as usize,
-            immunity_ns: spec.immunity.0,
-            selection: spec.selection,
+            immunity_ns: p.immunity_ns,
+            selection: p.selection,
             until: 0,
             victim: None,
             wants_victim: false,
             events: 0,
             lapsed: 0,
             rng,
-            bias: spec.bias.clone().unwrap_or_default(),
+            bias: p.bias.clone(),
         }
     }
 

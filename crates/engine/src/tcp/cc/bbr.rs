@@ -29,7 +29,7 @@
 //! flow number, not a random number.
 
 use super::AckEvent;
-use crate::scenario::TcpParams;
+use crate::plan::TcpParams;
 use crate::tcp::rate::RateSample;
 use crate::time::{ns_f64, SimTime};
 
@@ -574,7 +574,7 @@ impl MaxFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::Variant;
+    use crate::plan::Variant;
     use crate::tcp::dialogue::params;
 
     fn ev(now: SimTime, acked: i64, rs: RateSample, rtt: SimTime) -> AckEvent {

@@ -66,7 +66,7 @@
 
 use super::linux::LinuxWindow;
 use super::{AckEvent, Reduction};
-use crate::scenario::TcpParams;
+use crate::plan::TcpParams;
 use crate::time::SimTime;
 
 /// The kernel's tick rate (`CONFIG_HZ` of the kernel the `linux` engine runs).
@@ -373,7 +373,7 @@ impl Cubic {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::Variant;
+    use crate::plan::Variant;
     use crate::tcp::dialogue::params;
 
     const MS: SimTime = 1_000_000;

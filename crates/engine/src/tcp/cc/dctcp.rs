@@ -82,7 +82,7 @@ impl Dctcp {
 #[cfg(test)]
 mod tests {
     use super::G;
-    use crate::scenario::Variant;
+    use crate::plan::Variant;
     use crate::tcp::cc::{Cc, Controller};
     use crate::tcp::dialogue::{params, Dialogue};
 

@@ -21,7 +21,7 @@
 //! `tcp::recovery::sack::Prr`), a timeout sets cwnd to one segment.
 
 use super::Reduction;
-use crate::scenario::TcpParams;
+use crate::plan::TcpParams;
 
 #[derive(Clone, Debug)]
 pub struct LinuxWindow {
@@ -153,7 +153,7 @@ impl LinuxWindow {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::Variant;
+    use crate::plan::Variant;
     use crate::tcp::dialogue::params;
 
     fn win(cwnd: u32, ssthresh: u32) -> LinuxWindow {

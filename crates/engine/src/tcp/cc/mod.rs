@@ -14,40 +14,11 @@ pub mod cubic;
 pub mod dctcp;
 pub mod linux;
 
-use crate::scenario::TcpParams;
-use crate::tcp::profiles::Profile;
+use crate::plan::{Profile, TcpParams};
 use crate::time::SimTime;
-use serde::{Deserialize, Serialize};
 
-/// Which congestion control a flow group runs (the scenario key `cc`). The
-/// same key drives every engine: the simulators build the controller below,
-/// the `linux` engine sets the kernel's `TCP_CONGESTION`.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum Cc {
-    /// TCP(α, β) with slow start; plain Reno is (1, ½). Under the `linux`
-    /// profile, Linux's Reno (`tcp_cong.c`: segment counting, RFC 3465).
-    #[default]
-    Reno,
-    /// CUBIC (RFC 9438, Linux's `tcp_cubic.c`), see [`cubic`].
-    Cubic,
-    /// BBR version 1 (Linux's `tcp_bbr.c`), paced, see [`bbr`].
-    Bbr,
-    /// DCTCP (RFC 8257, Linux's `tcp_dctcp.c`): Reno's growth, a window cut
-    /// by the fraction of ECN-marked data, see [`dctcp`].
-    Dctcp,
-}
-
-impl Cc {
-    pub fn name(self) -> &'static str {
-        match self {
-            Cc::Reno => "reno",
-            Cc::Cubic => "cubic",
-            Cc::Bbr => "bbr",
-            Cc::Dctcp => "dctcp",
-        }
-    }
-}
+/// Which congestion control a flow group runs (defined with the Plan's types).
+pub use crate::plan::Cc;
 
 /// What an ack tells congestion control: the time, the packets it newly
 /// acknowledged, the RTT sample Karn's rule allows (ns-2: one timed packet
@@ -320,7 +291,7 @@ impl Controller {
 #[cfg(test)]
 mod tests {
     use super::{Cc, Controller};
-    use crate::scenario::Variant;
+    use crate::plan::Variant;
     use crate::tcp::dialogue::{params, Dialogue};
     use crate::tcp::profiles::Profile;
 

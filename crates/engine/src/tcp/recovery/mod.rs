@@ -16,7 +16,7 @@ pub mod tahoe;
 
 use super::state::{CwndAction, TcpState};
 use crate::net::packet::{Packet, SackBlock};
-use crate::scenario::Variant;
+use crate::plan::Variant;
 use std::mem::MaybeUninit;
 
 /// What loss recovery asks the connection to do.

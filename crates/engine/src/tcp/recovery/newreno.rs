@@ -86,7 +86,7 @@ impl State {
 
 #[cfg(test)]
 mod tests {
-    use crate::scenario::Variant;
+    use crate::plan::Variant;
     use crate::tcp::dialogue::Dialogue;
 
     #[test]

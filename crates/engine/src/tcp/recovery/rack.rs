@@ -420,7 +420,7 @@ fn sent_after(t1: SimTime, seq1: i64, t2: SimTime, seq2: i64) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use crate::scenario::Variant;
+    use crate::plan::Variant;
     use crate::tcp::cc::Cc;
     use crate::tcp::dialogue::{params, Dialogue};
     use crate::tcp::profiles::Profile;

@@ -78,7 +78,7 @@ pub fn timeout_prelude(st: &mut TcpState) {
 
 #[cfg(test)]
 mod tests {
-    use crate::scenario::Variant;
+    use crate::plan::Variant;
     use crate::tcp::dialogue::Dialogue;
 
     #[test]

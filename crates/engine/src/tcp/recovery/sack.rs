@@ -709,7 +709,7 @@ mod tests {
 
     #[test]
     fn dialogue_retransmits_scoreboard_holes_before_new_data() {
-        use crate::scenario::Variant;
+        use crate::plan::Variant;
         use crate::tcp::dialogue::Dialogue;
         // 0..15 out, cwnd 13; packets 3 and 6 are lost.
         let mut d = Dialogue::opened(Variant::Sack);
@@ -739,7 +739,7 @@ mod tests {
     /// pipe < cwnd followed by a burst; and it ends at cwnd = ssthresh.
     #[test]
     fn prr_sends_in_proportion_to_what_is_delivered() {
-        use crate::scenario::Variant;
+        use crate::plan::Variant;
         use crate::tcp::cc::Cc;
         use crate::tcp::dialogue::{params, Dialogue};
         use crate::tcp::profiles::Profile;

@@ -51,7 +51,7 @@ fn dupack_action(st: &mut TcpState, cwnd: f64, acts: &mut Actions) {
 
 #[cfg(test)]
 mod tests {
-    use crate::scenario::Variant;
+    use crate::plan::Variant;
     use crate::tcp::dialogue::Dialogue;
 
     #[test]

@@ -1,7 +1,7 @@
 //! Topology builders: from a scenario's `[topology]` to the links and each
 //! flow's routes. A builder only lays out the network — which links exist,
 //! with which (resolved) link spec, and which links each flow's packets
-//! cross in each direction; [`crate::scenario::Plan`] then resolves every
+//! cross in each direction; `Plan::from_scenario` then resolves every
 //! link's numbers (queue parameters, loss model, outage intervals).
 //!
 //! A new topology is a new file here, a `TopologyKind` and the schema keys
