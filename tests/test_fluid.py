@@ -117,3 +117,22 @@ def test_nan_free_json_for_one_connection():
     d = tcplab.fluid(n=1, policy="largest-rate", events=100).to_dict()
     assert d["mean_aggregate"] == pytest.approx(0.75)
     assert all(v is None or math.isfinite(v) for v in [d["mean_aggregate_ci95"]])
+
+
+def test_the_warmup_default_is_one_rule_for_the_api_the_sweep_and_the_cli():
+    from tcplab.commands.fluid import register
+    from tcplab.fluid import WARMUP_DIVISOR, default_warmup, resolve
+    from tcplab.sweep.engines import prepare
+
+    assert default_warmup(1000) == 1000 // WARMUP_DIVISOR
+    assert tcplab.fluid(n=2, events=1000).scenario["warmup"] == default_warmup(1000)
+    assert prepare("fluid", {"events": 1000}) == resolve({"events": 1000})
+    assert resolve({"events": 1000})["warmup"] == default_warmup(1000)
+    assert resolve({"events": 1000, "warmup": 7})["warmup"] == 7
+    with pytest.raises(UserError, match="unknown key"):
+        resolve({"trace": 5})
+    import argparse
+
+    sub = argparse.ArgumentParser().add_subparsers()
+    register(sub)
+    assert f"E/{WARMUP_DIVISOR}" in sub.choices["fluid"].format_help()

@@ -34,10 +34,13 @@ keeps Result's attribute names where they mean the same.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import numbers
 import sys
 import types
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -192,6 +195,41 @@ def _cli_name(key: str) -> str:
     return f"{key} (--{'trace-events' if key == 'trace' else key})"
 
 
+#: A run discards first 1/WARMUP_DIVISOR of the events it measures unless told
+#: (`default_warmup`: the one place the rule is written).
+WARMUP_DIVISOR = 10
+
+#: Inputs of `fluid()` that choose what it records or whether it may run, not the model.
+_NOT_MODEL_INPUTS = {"trace", "bins", "force"}
+
+
+def default_warmup(events: int) -> int:
+    """Congestion events discarded before measuring when `warmup` is not given."""
+    return events // WARMUP_DIVISOR
+
+
+def resolve(inputs: Mapping) -> dict:
+    """The fluid model's inputs with every default filled in (the sweep's resolved
+    point): `fluid()`'s own defaults, and `default_warmup(events)` for the warm-up.
+    A key `fluid()` does not take as a model input is a UserError."""
+    defaults = _model_defaults()
+    unknown = set(inputs) - set(defaults)
+    if unknown:
+        raise UserError(f"fluid scenario: unknown key(s) {', '.join(sorted(unknown))}; "
+                        f"expected some of {', '.join(defaults)}")
+    out = dict(defaults)
+    out.update(inputs)
+    if out["warmup"] is None and isinstance(out["events"], int):
+        out["warmup"] = default_warmup(out["events"])
+    return out
+
+
+@functools.cache
+def _model_defaults() -> dict:
+    sig = inspect.signature(fluid)
+    return {k: p.default for k, p in sig.parameters.items() if k not in _NOT_MODEL_INPUTS}
+
+
 def sigma_weights(n: int, sigma: float) -> list[float]:
     """Example 1's bias: the first ⌊N/2⌋ connections share probability σ, the
     others 1 − σ (N = 4: [σ/2, σ/2, (1−σ)/2, (1−σ)/2])."""
@@ -224,7 +262,7 @@ def fluid(
     n: connections; beta, eta: a number (all alike) or one per connection;
     policy: see the module doc; events: congestion events measured (beatdown:
     tag times); seed: the random stream; warmup: events discarded first
-    (default events/10); batches: for the batch-means confidence intervals;
+    (default `default_warmup(events)`); batches: for the batch-means confidence intervals;
     weights / sigma: rate-independent selection probabilities (sigma is the
     bias of Example 1, 0 < sigma < 1, N ≥ 2); probs: the subset policy's
     per-connection probabilities; tag: whom beatdown tags next (``largest`` —
@@ -244,7 +282,7 @@ def fluid(
     batches = _whole("batches", batches, 2)
     if events < batches:
         raise UserError(f"events: expected at least as many events as batches ({batches}), got {events}")
-    warmup = events // 10 if warmup is None else _whole("warmup", warmup, 0)
+    warmup = default_warmup(events) if warmup is None else _whole("warmup", warmup, 0)
     trace = _whole("trace", trace, 0)
     bins = _whole("bins", bins, 0)
     if not (isinstance(capacity, numbers.Real) and math.isfinite(capacity) and capacity > 0):

@@ -20,7 +20,7 @@ import sys
 from fractions import Fraction
 
 from tcplab.errors import UserError
-from tcplab.fluid import POLICIES, TAGS
+from tcplab.fluid import POLICIES, TAGS, WARMUP_DIVISOR
 from tcplab.outdir import atomic_file, command
 from tcplab.provenance import csv_metadata_line
 
@@ -50,7 +50,7 @@ def register(subparsers) -> None:
     p.add_argument("--events", type=int, default=100_000, metavar="E",
                    help="congestion events measured (beatdown: tag times; default 100000)")
     p.add_argument("--seed", type=int, default=1, metavar="S", help="random seed (default 1)")
-    p.add_argument("--warmup", type=int, default=None, metavar="W", help="events discarded first (default E/10)")
+    p.add_argument("--warmup", type=int, default=None, metavar="W", help=f"events discarded first (default E/{WARMUP_DIVISOR})")
     p.add_argument("--batches", type=int, default=32, help="batches for the confidence intervals (default 32)")
     p.add_argument("--capacity", type=float, default=1.0, metavar="C", help="link capacity c (default 1)")
     p.add_argument("--weights", metavar="W1,W2,...",

@@ -9,7 +9,6 @@ back as a row with its error. Rows carry flat metrics (`groups.sack.goodput_bps`
 from __future__ import annotations
 
 import functools
-import inspect
 import math
 import numbers
 import time
@@ -25,10 +24,6 @@ DEFAULT_METRIC = {
     "fluid": "mean_aggregate",
     "predict": "aimd-one",
 }
-
-# inputs of tcplab.fluid() that describe the model (not its outputs)
-_FLUID_SKIP = {"trace", "bins", "force"}
-
 
 @functools.lru_cache(maxsize=None)
 def engine_version(engine: str) -> str:
@@ -69,14 +64,6 @@ def engine_version(engine: str) -> str:
     raise UserError(f"unknown engine {engine!r}")
 
 
-@functools.lru_cache(maxsize=None)
-def _fluid_defaults() -> dict:
-    from tcplab.fluid import fluid
-
-    sig = inspect.signature(fluid)
-    return {k: p.default for k, p in sig.parameters.items() if k not in _FLUID_SKIP}
-
-
 def prepare(engine: str, scenario: dict) -> dict:
     """The resolved scenario of a point (every default filled in); UserError if invalid."""
     if engine in ("packet", "ns2", "predict", "linux"):
@@ -84,16 +71,9 @@ def prepare(engine: str, scenario: dict) -> dict:
 
         return resolve(scenario)
     if engine == "fluid":
-        defaults = _fluid_defaults()
-        unknown = set(scenario) - set(defaults)
-        if unknown:
-            raise UserError(f"fluid scenario: unknown key(s) {', '.join(sorted(unknown))}; "
-                            f"expected some of {', '.join(defaults)}")
-        out = dict(defaults)
-        out.update(scenario)
-        if out["warmup"] is None and isinstance(out["events"], int):
-            out["warmup"] = out["events"] // 10
-        return out
+        from tcplab.fluid import resolve
+
+        return resolve(scenario)
     raise UserError(f"unknown engine {engine!r}")
 
 
