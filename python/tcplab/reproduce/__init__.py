@@ -442,15 +442,17 @@ def _write_trace(df: pd.DataFrame, path: Path, meta: dict | None = None) -> None
                                                                              if f.name not in floats])
 
 
-def plan_of(path: str):
+def plan_of(path: str, overrides: dict | None = None):
     """The `tcplab.plan.Plan` of a scenario file (relative to the repository root):
     where a paper's runs read the constants of its setup (rates, delays, buffers,
     packet sizes) from the engine's resolution, so that they are stated once, in
-    the TOML."""
+    the TOML. `overrides`: {key path: value} set first, as a sweep's `set` table
+    (a mode's duration and warm-up: their seconds are the Plan's, not the strings')."""
     from tcplab.plan import plan
     from tcplab.scenario import load_scenario
 
-    return plan(load_scenario(_repo_path(path)), resolved=True)
+    sets = [(key.split("."), value) for key, value in (overrides or {}).items()]
+    return plan(load_scenario(_repo_path(path), sets), resolved=True)
 
 
 def load_notes(package: str) -> dict[str, str]:

@@ -16,7 +16,7 @@ from tcplab.reproduce import Claim, Context, Outcome, load_notes
 from tcplab.reproduce.adaptivity import figures
 from tcplab.reproduce.adaptivity.runs import (A3_CASES, METRIC, NS2_POINTS, all_links, characteristic, freqs,
                                               mechanism_runs, ns2_points, param_characteristic, setup, summarize,
-                                              times, two_sines_sweep, variant_run)
+                                              two_sines_sweep, variant_run, warmup_s)
 
 NOTES = load_notes(__package__)
 BAND = (0.2, 1.0)  # Hz: "an interval around 0.4 1/sec" (Sec. III)
@@ -104,7 +104,7 @@ def _variant_trace(ctx: Context, variant: str, f: float) -> dict:
     """How a variant spends a run at frequency f: timeouts, fast retransmits, time the sender
     is silent (gaps between its sends over 0.15 s, i.e. waiting for a timeout), mean cwnd."""
     r = variant_run(ctx, variant, f)
-    warm = float(times(ctx)["warmup"][:-1])
+    warm = warmup_s(ctx)
     fid = int(r.flows.loc[r.flows["kind"] == "tcp", "id"].iloc[0])
     st = np.sort(r.traces["sends"].query("flow == @fid and t >= @warm")["t"].to_numpy(float))
     gaps = np.diff(st)
@@ -192,7 +192,7 @@ def mechanism(r, f: float, warmup: float) -> dict:
 
 
 def check_a3(ctx: Context) -> Outcome:
-    warm = float(times(ctx)["warmup"][:-1])
+    warm = warmup_s(ctx)
     buffer = setup().buffer
     runs = mechanism_runs(ctx)
     stats = {name: mechanism(runs[name], f, warm) for name, f in A3_CASES}

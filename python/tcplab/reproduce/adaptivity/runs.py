@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from tcplab.reproduce import Context, _repo_path, plan_of
+from tcplab.units import parse_freq
 
 SCENARIO = "scenarios/a-sine-background.toml"
 TWO_SINES = "scenarios/a-two-sines.toml"
@@ -67,6 +68,11 @@ def times(ctx: Context) -> dict:
     # quick: 300 s (≈ 0.1 s of CPU per run); full: 30 min, the paper's "tens of minutes"
     return ctx.pick({"duration": "60s", "warmup": "10s"}, {"duration": "300s", "warmup": "30s"},
                     {"duration": "1800s", "warmup": "100s"})
+
+
+def warmup_s(ctx: Context) -> float:
+    """The end of this mode's warm-up, in seconds, as the engine reads `times`."""
+    return plan_of(SCENARIO, times(ctx)).warmup_s
 
 
 def reps(ctx: Context, kind: str = "a1") -> int:
@@ -173,7 +179,7 @@ def two_sines_sweep(ctx: Context) -> pd.DataFrame:
     pairs = [(a, b) for i, a in enumerate(fs) for b in fs[i:]]
     df = ctx.sweep("a2-two-sines", TWO_SINES, {"flows.background.rate": [two_sines(a, b) for a, b in pairs]},
                    set=times(ctx), replications=reps(ctx, "a2"))
-    comp = df["flows.background.rate"].map(lambda r: sorted(float(c["frequency"][:-2]) for c in r["components"]))
+    comp = df["flows.background.rate"].map(lambda r: sorted(parse_freq(c["frequency"]) for c in r["components"]))
     return df.assign(f1=comp.str[0], f2=comp.str[1])
 
 

@@ -59,10 +59,9 @@ def sim_time(ctx: Context) -> dict:
 
 
 def window_s(ctx: Context) -> tuple[float, float]:
-    """The measurement window (warm-up end, run end) in seconds."""
-    t = sim_time(ctx)
-    return (float(pd.to_timedelta(t["warmup"]).total_seconds()),
-            float(pd.to_timedelta(t["duration"]).total_seconds()))
+    """The measurement window (warm-up end, run end) in seconds, from the Plan."""
+    p = plan_of(SCENARIO, sim_time(ctx))
+    return p.warmup_s, p.end_s
 
 
 def nested(flat: dict) -> dict:
