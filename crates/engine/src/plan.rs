@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Everything a run does, resolved. Serializes to JSON (`_core.plan`).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Plan {
     /// Master seed; every random stream derives from it and an index (a
     /// link id, a flow id), see `rng::stream`.
@@ -43,15 +43,30 @@ pub struct Plan {
     pub flows: Vec<FlowPlan>,
     /// What the recorder traces.
     pub trace: TracePlan,
+    /// How the `linux` engine sets up the kernel (`[linux]` with every
+    /// option resolved); the simulators do not read it.
+    pub linux: LinuxPlan,
 }
 
 /// One direction of a link: a FIFO buffer in front of a serializer of
 /// `rate_bps`, then `delay_ns` of propagation.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct LinkPlan {
     pub id: u32,
-    /// Shared by both directions: "bottleneck", "access[3]" (flow 3's).
+    /// A label for people and result tables, shared by both directions:
+    /// "bottleneck", "access[3]" (flow 3's), "link[1]". Programs read
+    /// `role`, `flow` and `hop`, never this.
     pub name: String,
+    /// What the link is in its topology.
+    pub role: LinkRole,
+    /// The flow whose own link this is (`access`, `sink_access`), else None.
+    pub flow: Option<u32>,
+    /// The link's place in the chain, `topology.links[hop]` (`chain`), else None.
+    pub hop: Option<u32>,
+    /// The scenario key whose spec the link runs with: "topology.bottleneck",
+    /// "topology.links[1]", "topology.access", or "flows.<group>.access"
+    /// where the flow's group overrides it (errors name it).
+    pub key: String,
     pub direction: Direction,
     /// Id of the duplex link's forward direction (the reverse is
     /// `duplex + 1`); its outage schedule is drawn once, from this stream.
@@ -75,7 +90,23 @@ pub struct LinkPlan {
     pub outages: Vec<(SimTime, SimTime)>,
 }
 
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+/// What a link is in its topology (`LinkPlan::role`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum LinkRole {
+    /// The dumbbell's shared link R1 → R2 (`topology.bottleneck`).
+    Bottleneck,
+    /// A flow's own link from its source to the first router
+    /// (`topology.access`, or the group's `access` override).
+    Access,
+    /// A flow's own link from the last router to its receiver
+    /// (`topology.sink_access`, or the group's override).
+    SinkAccess,
+    /// A link of a path's or parking lot's chain, `topology.links[hop]`.
+    Chain,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Direction {
     /// Away from the sources: data packets.
@@ -85,7 +116,7 @@ pub enum Direction {
 }
 
 /// A queue discipline with every parameter it runs with.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum QueuePlan {
     /// Drop an arrival that finds `buffer_pkts` waiting.
@@ -98,7 +129,7 @@ pub enum QueuePlan {
 }
 
 /// The threshold dropper's parameters (`[<link>.threshold]` resolved).
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ThresholdParams {
     /// Th, packets waiting.
     pub threshold_pkts: u32,
@@ -113,7 +144,7 @@ pub struct ThresholdParams {
 
 /// One flow: a source at the start of its forward route, a receiver at its
 /// end; acks go back on the reverse route.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FlowPlan {
     pub id: u32,
     /// The flow group's name.
@@ -129,6 +160,9 @@ pub struct FlowPlan {
     pub stop_ns: SimTime,
     /// The links the flow's packets cross, in order.
     pub route: Route,
+    /// The bottleneck of each direction of the route, computed once here for
+    /// every consumer (metrics, models, exporters).
+    pub bottleneck: Bottleneck,
     /// Bytes of a full packet on the wire, headers included.
     pub packet_size: u32,
     /// TCP flows: the sender's and receiver's parameters.
@@ -141,12 +175,23 @@ pub struct FlowPlan {
 
 /// A flow's route as link ids (htsim's route: the hops a packet walks), at
 /// most 255 links per direction (a packet keeps its place in a byte).
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Route {
     /// Data: source → receiver.
     pub forward: Vec<u32>,
     /// Acks: receiver → source.
     pub reverse: Vec<u32>,
+}
+
+/// A flow's bottleneck link per direction: the slowest link of the route;
+/// among links of equal rate the one whose role is `bottleneck`, else the
+/// first on the route (`Route::bottleneck`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Bottleneck {
+    /// Link id on `route.forward` (the data's).
+    pub forward: u32,
+    /// Link id on `route.reverse` (the acks').
+    pub reverse: u32,
 }
 
 impl Route {
@@ -161,12 +206,16 @@ impl Route {
 }
 
 /// A TCP flow's parameters with every default applied.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct TcpPlan {
     #[serde(flatten)]
     pub params: TcpParams,
     /// Payload bytes of a full packet: packet_size − header_size.
     pub payload_bytes: u32,
+    /// Bytes of an ack on the wire: the receiver's acks are bare headers of
+    /// `header_size` bytes (40; 52 under the linux profile, whose timestamps
+    /// the kernel's acks carry too), see `tcp::sink`.
+    pub ack_bytes: u32,
     /// Offset of the sender's RTT clock (ns-2's `tcpTick_` ticks are counted
     /// from a random boot time), s, in [0, tick): from the flow's own stream.
     pub boot_time_s: f64,
@@ -174,7 +223,7 @@ pub struct TcpPlan {
 
 /// A CBR application writing into a TCP flow (paper B7), with a playback
 /// reader at the receiver.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct AppPlan {
     /// Payload bit/s the application writes (one packet's payload per
     /// payload·8/rate seconds).
@@ -191,7 +240,7 @@ pub struct AppPlan {
 }
 
 /// A UDP source: packets of `packet_size` bytes paced by a rate over time.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct UdpPlan {
     /// The rate over time (a constant or a shape, see `traffic::shape` for
     /// the semantics), in SI numbers and nanoseconds with a `kind` tag.
@@ -204,7 +253,7 @@ pub struct UdpPlan {
 
 /// A UDP source's rate shape as the Plan writes it: plain bit/s, Hz,
 /// radians and nanoseconds (the scenario's unit strings resolved).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum ShapePlan {
     /// A constant rate.
@@ -236,7 +285,7 @@ pub enum ShapePlan {
 }
 
 /// One component of a `sines` shape.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct SinePlan {
     pub amplitude_bps: f64,
     pub frequency_hz: f64,
@@ -244,7 +293,7 @@ pub struct SinePlan {
 }
 
 /// The distribution of on or off period lengths.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct PeriodPlan {
     pub distribution: PeriodDistribution,
     pub mean_ns: SimTime,
@@ -253,12 +302,59 @@ pub struct PeriodPlan {
 }
 
 /// What the recorder traces (`[trace]`).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TracePlan {
     /// Sorted, without duplicates.
     pub series: Vec<TraceKind>,
     /// 0 records every change; otherwise one sample every interval_ns.
     pub interval_ns: SimTime,
+}
+
+/// The `linux` engine's kernel settings: the scenario's `[linux]` table with
+/// every option resolved (`scenario/plan.rs`, `linux_plan`). Under the
+/// kernel profile "linux" the kernel's own defaults; under "ns2" the options
+/// that bring the kernel as close to ns-2's agents as it goes.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct LinuxPlan {
+    /// "linux" when the first TCP flow's profile is `linux`, else "ns2" (the
+    /// linux engine runs every TCP flow in one kernel, so it refuses TCP
+    /// flows of different kernel profiles).
+    pub profile: LinuxProfile,
+    /// net.ipv4.tcp_sack. ns2: whether a TCP flow's variant is sack.
+    pub sack: bool,
+    /// RACK loss detection (net.ipv4.tcp_recovery). ns2: off.
+    pub rack: bool,
+    /// Tail loss probes (net.ipv4.tcp_early_retrans 3, else 0). ns2: off.
+    pub tlp: bool,
+    /// F-RTO (net.ipv4.tcp_frto). ns2: off.
+    pub frto: bool,
+    /// TCP timestamps (net.ipv4.tcp_timestamps). ns2: off.
+    pub timestamps: bool,
+    /// The route's initcwnd, packets; None leaves the kernel's (linux).
+    /// ns2: the first TCP flow's initial_cwnd.
+    pub initial_cwnd: Option<u32>,
+    /// The route's rto_min, ns; None leaves the kernel's (linux). ns2: the
+    /// first TCP flow's min_rto.
+    pub min_rto_ns: Option<SimTime>,
+    /// The receiver's route acks every segment at once (quickack). ns2:
+    /// when no TCP flow has delayed acks; linux: off.
+    pub quickack: bool,
+    /// TCP_INFO is sampled every sample_interval_ns: `trace.interval` when
+    /// it is above 0, else `[linux].sample_interval`, else
+    /// `defaults::LINUX_SAMPLE_INTERVAL`.
+    pub sample_interval_ns: SimTime,
+    /// The `[linux]` keys the scenario set (the others are the profile's),
+    /// sorted: a consumer that must know whether a choice was the user's.
+    pub explicit: Vec<String>,
+}
+
+/// The kernel profile of the `linux` engine (also the moved `linux.profile`
+/// key's values).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum LinuxProfile {
+    Linux,
+    Ns2,
 }
 
 impl Plan {
@@ -297,7 +393,7 @@ pub enum RedMode {
 
 /// RED's parameters with every default applied (what the engine runs);
 /// thresholds in packets (byte mode: in units of mean_packet_size bytes).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct RedParams {
     pub min_thresh: f64,
     pub max_thresh: f64,
@@ -351,7 +447,7 @@ pub enum ErrorModelKind {
 /// A link direction's packet errors as the Plan writes them: the model and
 /// the keys that apply to it (`[<link>.errors]` with its defaults filled
 /// in; see `scenario::ErrorSpec` for each key).
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ErrorPlan {
     pub model: ErrorModelKind,
     /// Packet error rate (bernoulli).
@@ -480,7 +576,7 @@ pub enum TraceKind {
 
 /// TCP options with every default filled in (see `scenario::FlowGroup` for what
 /// each means, `tcp/defaults.rs` for each default's origin).
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct TcpParams {
     pub cc: Cc,
     pub profile: Profile,
@@ -511,7 +607,8 @@ pub struct TcpParams {
     pub bug_fix: bool,
     /// The first packet is a SYN of header_size bytes.
     pub syn: bool,
-    /// TCP/IP header bytes of every data packet (an ack is 40 bytes, as ns-2's).
+    /// TCP/IP header bytes of every packet; an ack is a bare header
+    /// (`TcpPlan::ack_bytes`).
     pub header_size: u32,
     /// Bytes of a full data packet on the wire, headers included.
     pub packet_size: u32,

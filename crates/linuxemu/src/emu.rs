@@ -12,22 +12,34 @@
 //! delivery or arrival. A late wake-up delays the packet's write, never the
 //! model: later packets keep their exact schedule. Lateness is measured and
 //! reported.
+//!
+//! Everything it emulates is read from the engine's Plan of the scenario
+//! (`EmuConfig::plan`), built with the packet engine's own builders
+//! (`sim::build_link`, `sim::udp_source_of`): the bottleneck's two directions
+//! (the links of role `bottleneck`, ids 0 and 1, with their random streams),
+//! each UDP flow's source and its access link (its own link of the Plan, with
+//! that link's id as its stream), every flow's start and stop instants, the
+//! run's end and warm-up. The one adjustment: the TCP flows' access and sink
+//! links are not emulated packet by packet; their propagation delay and one
+//! packet's serialization (`fwd_extra_ns`, `rev_extra_ns`, computed by
+//! backends/linux.py from the same Plan) are added to the bottleneck's
+//! `delay_ns`.
 
 use crate::sys;
 use serde::Deserialize;
 use serde_json::json;
 use tcplab_engine::net::link::{Admit, DropCause, Link, LinkSnapshot};
 use tcplab_engine::net::packet::{Kind, Packet};
-use tcplab_engine::scenario::{flow_times, make_link, udp_source};
-use tcplab_engine::scenario::{FlowKind, LinkSpec, Scenario, TopologyKind};
+use tcplab_engine::plan::{Direction, LinkPlan, LinkRole, Plan, TopologyKind};
 use tcplab_engine::sched::Order;
-use tcplab_engine::time::{secs, Duration, SimTime};
+use tcplab_engine::sim::{build_link, udp_source_of};
+use tcplab_engine::time::{secs, SimTime};
 use tcplab_engine::traffic::udp::UdpSource;
 
 #[derive(Deserialize)]
 pub struct EmuConfig {
-    /// The resolved scenario.
-    pub scenario: serde_json::Value,
+    /// The engine's Plan of the scenario (`_core.plan`).
+    pub plan: Plan,
     pub snd_ns: String,
     pub rcv_ns: String,
     /// TUN device name (the same in both namespaces).
@@ -35,7 +47,9 @@ pub struct EmuConfig {
     /// TCP flow i uses source port port_base + i.
     pub port_base: u16,
     /// Constant one-way delay added to the forward (data) and reverse (ack)
-    /// bottleneck: the access links' propagation and serialization.
+    /// bottleneck's `delay_ns`: the TCP flows' access and sink links'
+    /// propagation and one packet's serialization on each (a data packet
+    /// forward, an ack of the flow's `ack_bytes` back).
     pub fwd_extra_ns: u64,
     pub rev_extra_ns: u64,
     /// Largest IP packet (the TUN MTU).
@@ -184,81 +198,63 @@ fn tcp_flow(buf: &[u8], by_src: bool, port_base: u16, n_flows: u32) -> Option<(u
 
 /// Run the emulator; `wait_go` blocks until the controller says when t0 is.
 pub fn run(cfg: EmuConfig, wait_go: impl FnOnce() -> u64) -> Result<(), String> {
-    let sc = Scenario::from_json(&cfg.scenario.to_string())
-        .and_then(|s| s.resolve())
-        .map_err(|e| format!("scenario: {e}"))?;
+    let plan = &cfg.plan;
+    // (backends/linux.py refuses these first, naming the scenario key)
+    if plan.topology != TopologyKind::Dumbbell {
+        return Err("topology.kind: the linux engine emulates a dumbbell's bottleneck only".into());
+    }
+    if let Some(f) = plan.flows.iter().find(|f| {
+        f.route
+            .forward
+            .first()
+            .map(|&l| plan.links[l as usize].role)
+            != Some(LinkRole::Access)
+    }) {
+        return Err(format!(
+            "flows.{}.reverse: the linux engine sends data one way only (sender namespace to receiver)",
+            f.group
+        ));
+    }
     let snd = sys::tun_in_netns(&cfg.snd_ns, &cfg.tun).map_err(|e| e.to_string())?;
     let rcv = sys::tun_in_netns(&cfg.rcv_ns, &cfg.tun).map_err(|e| e.to_string())?;
-    if sc.topology.kind != TopologyKind::Dumbbell {
-        return Err(format!(
-            "topology.kind: the linux engine emulates a dumbbell's bottleneck only, not a {}",
-            sc.topology.kind_name()
-        ));
-    }
-    if let Some((name, _)) = sc.flows.iter().find(|(_, g)| g.reverse) {
-        return Err(format!(
-            "flows.{name}.reverse: the linux engine sends data one way only (sender namespace to receiver)"
-        ));
-    }
-    let bn = sc.topology.bottleneck();
-    let with_delay = |extra: u64| LinkSpec {
-        delay: Duration(bn.delay.0 + extra),
-        ..bn.clone()
+    // The engine's own links: the bottleneck's forward (data, errors) and
+    // reverse (acks) directions, their delays lengthened by the access links
+    // folded in.
+    let bottleneck = |direction: Direction, extra_ns: u64| {
+        let l = plan
+            .links
+            .iter()
+            .find(|l| l.role == LinkRole::Bottleneck && l.direction == direction)
+            .expect("a dumbbell has a bottleneck");
+        let folded = LinkPlan {
+            delay_ns: l.delay_ns + extra_ns,
+            ..l.clone()
+        };
+        build_link(&folded, plan.seed)
     };
-    // The engine's own links: forward (data, errors) and reverse (acks),
-    // with the engine's random streams (link 0 and 1, as in the packet engine).
     let mut links = [
-        make_link(
-            &with_delay(cfg.fwd_extra_ns),
-            true,
-            sc.seed,
-            0,
-            0,
-            sc.duration.0,
-        ),
-        make_link(
-            &with_delay(cfg.rev_extra_ns),
-            false,
-            sc.seed,
-            1,
-            0,
-            sc.duration.0,
-        ),
+        bottleneck(Direction::Forward, cfg.fwd_extra_ns),
+        bottleneck(Direction::Reverse, cfg.rev_extra_ns),
     ];
-    // Flows in the engine's numbering (groups in key order).
-    let mut n_flows = 0u32;
-    let mut udps: Vec<Udp> = Vec::new();
-    let mut start_of = Vec::new();
-    // start and stop times as the packet engine draws them (jitter, joins, leaves)
-    let times = flow_times(&sc);
-    for g in sc.flows.values() {
-        for _ in 0..g.count {
-            let id = n_flows;
-            n_flows += 1;
-            let (start, stop) = times[id as usize];
-            start_of.push(start);
-            if g.kind == FlowKind::Udp {
-                let access = sc.topology.access().with(&g.access);
-                udps.push(Udp {
-                    src: udp_source(&sc, g, id),
-                    // flow id as the link index: a stream of its own
-                    access: make_link(
-                        &access,
-                        true,
-                        sc.seed,
-                        1_000_000 + id as usize,
-                        1_000_000 + id as usize,
-                        sc.duration.0,
-                    ),
-                    stop,
-                    next_departure: Some(start),
-                    pending: None,
-                });
-            }
-        }
-    }
-    let end = sc.duration.0;
-    let warmup = sc.warmup.0;
+    // Flows in the engine's numbering; start and stop instants as the packet
+    // engine runs them (jitter, joins, leaves).
+    let n_flows = plan.flows.len() as u32;
+    let start_of: Vec<SimTime> = plan.flows.iter().map(|f| f.start_ns).collect();
+    let udps: Vec<Udp> = plan
+        .flows
+        .iter()
+        .filter(|f| f.udp.is_some())
+        .map(|f| Udp {
+            src: udp_source_of(f, plan.seed),
+            // the flow's own access link of the Plan (its id, its stream)
+            access: build_link(&plan.links[f.route.forward[0] as usize], plan.seed),
+            stop: f.stop_ns,
+            next_departure: Some(f.start_ns),
+            pending: None,
+        })
+        .collect();
+    let end = plan.end_ns;
+    let warmup = plan.warmup_ns;
     let mut slab = Slab {
         bufs: Vec::new(),
         lens: Vec::new(),
@@ -276,6 +272,7 @@ pub fn run(cfg: EmuConfig, wait_go: impl FnOnce() -> u64) -> Result<(), String> 
     // drop's position in its batch (bursts that arrive together).
     let mut batches = [[0u64; 32]; 2];
     let mut drop_batch: Vec<u32> = Vec::new();
+    let mut udps = udps;
     for u in udps.iter_mut() {
         u.advance(&mut flows, &mut drops);
     }

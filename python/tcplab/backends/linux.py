@@ -24,7 +24,7 @@ bottleneck emulated in user space by tcplab's own code.
 
 The access links are not emulated packet by packet: their propagation delays
 and one packet's serialization are added to the bottleneck's delay (forward:
-a full data packet, reverse: an ack of the group's `header_size`, as the packet
+a full data packet, reverse: an ack of the Plan's `ack_bytes`, as the packet
 engine's sink sends it), the same for every flow. So every
 TCP flow must have the same access and sink-access links, without errors.
 """
@@ -46,7 +46,6 @@ from pathlib import Path
 from tcplab import progress
 from tcplab.errors import UserError
 from tcplab.plan import Plan
-from tcplab.units import parse_duration  # the [linux] table's own durations (no engine reads them)
 
 __all__ = ["run_linux", "LinuxError", "emulator_binary", "available"]
 
@@ -133,97 +132,86 @@ def _link(link: dict) -> tuple[float, float]:
     return float(link["rate_bps"]), link["delay_ns"] / 1e9
 
 
+def _folded_s(p: Plan, route: list[int], size: int) -> float:
+    """Seconds a packet of `size` bytes spends on the first and last link of a
+    route (the access and sink links the emulator folds into the bottleneck's
+    delay): their propagation and its serialization on each."""
+    (ar, ad), (sr, sd) = _link(p.links[route[0]]), _link(p.links[route[-1]])
+    return ad + sd + size * 8 / ar + size * 8 / sr
+
+
 def _plan(sc: dict) -> dict:
-    """What the run needs, from a resolved scenario; refuses what Linux cannot honour."""
-    topo = sc["topology"]
-    if str(topo.get("kind", "dumbbell")) != "dumbbell":
-        raise LinuxError(f"topology.kind: the linux engine emulates a dumbbell only, got {topo['kind']!r}")
-    for label, g in sc["flows"].items():
-        if g.get("reverse"):
-            raise LinuxError(f"flows.{label}.reverse: the linux engine sends data one way only "
+    """What the run needs, from the engine's Plan of a resolved scenario; refuses
+    what Linux cannot honour, naming the scenario key."""
+    p = Plan(sc)
+    e = p.engine
+    if e["topology"] != "dumbbell":
+        raise LinuxError(f"topology.kind: the linux engine emulates a dumbbell only, got {e['topology']!r}")
+    for f in e["flows"]:
+        if p.links[f["route"]["forward"][0]]["role"] != "access":
+            raise LinuxError(f"flows.{f['group']}.reverse: the linux engine sends data one way only "
                              "(sender namespace to receiver namespace)")
-    for name in ("access", "sink_access"):
-        if topo[name].get("errors"):
-            raise LinuxError(f"topology.{name}.errors: the linux engine emulates errors on the "
+    for link in e["links"]:
+        if link["role"] in ("access", "sink_access") and link["errors"]:
+            raise LinuxError(f"{link['key']}.errors: the linux engine emulates errors on the "
                              "bottleneck only (its access links are constant delays)")
-    lx = dict(sc.get("linux") or {})
-    # the kernel's profile follows the flow groups' `profile`: "linux" runs the
-    # kernel's defaults, the ns-2 profiles run it as close to ns-2's agents as it goes
-    kernel_profile = {}
-    series = list((sc.get("trace") or {}).get("series") or [])
+    series = list(e["trace"]["series"])
     bad = [s for s in series if s not in ("cwnd", "inflight", "seq", "drops")]
     if bad:
         raise LinuxError(f"trace.series: {bad[0]!r} is not recorded by the linux engine "
                          "(it records cwnd, inflight, seq from TCP_INFO samples, and drops)")
-    p = Plan(sc)
-    for link in p.links:
+    for link in e["links"]:
         if link["queue"].get("ecn"):
-            raise LinuxError("topology.bottleneck.red.ecn: the linux engine's emulated bottleneck does "
+            raise LinuxError(f"{link['key']}.red.ecn: the linux engine's emulated bottleneck does "
                              "not set ECN marks in the kernel's packets; run ECN on the packet engine")
-    interval = p.engine["trace"]["interval_ns"] / 1e9
-    sample_s = interval if interval > 0 else parse_duration(lx.get("sample_interval", "10ms"))
+    lx = e["linux"]
+    sample_s = lx["sample_interval_ns"] / 1e9
     if sample_s < 0.001:
-        raise LinuxError("trace.interval: the linux engine samples TCP_INFO at most every 1 ms")
+        key = "trace.interval" if e["trace"]["interval_ns"] > 0 else "linux.sample_interval"
+        raise LinuxError(f"{key}: the linux engine samples TCP_INFO at most every 1 ms")
 
     # every flow's start and stop instants (start jitter, joins, leaves) as the
     # packet engine runs them
-    times = p.flows
     extra = None
     tcp, udp = [], []
-    sizes, variants, delayed = set(), set(), set()
-    fid = 0
-    for label in sorted(sc["flows"]):
-        g = sc["flows"][label]
-        path = f"flows.{label}"
-        acc = {**topo["access"], **(g.get("access") or {})}
-        snk = {**topo["sink_access"], **(g.get("sink_access") or {})}
-        for name, d in (("access", acc), ("sink_access", snk)):
-            if d.get("errors"):
-                raise LinuxError(f"{path}.{name}.errors: the linux engine emulates errors on the "
-                                 "bottleneck only")
-        if g["kind"] == "tcp":
-            for key, default in _ns2_defaults.items():
-                if g.get(key, default) != default:
-                    raise LinuxError(f"{path}.{key}: Linux TCP has no such setting (the linux engine "
-                                     f"accepts only ns-2's default, {default!r})")
-            if g["variant"] == "tahoe":
-                raise LinuxError(f"{path}.variant: Linux has no Tahoe; use reno, newreno or sack")
-            if g.get("ecn"):
-                raise LinuxError(f"{path}.ecn: the linux engine's emulated bottleneck does not set "
-                                 "ECN marks in the kernel's packets; run ECN on the packet engine")
-            # the group's first flow's access and sink-access links, as the engine plans them
-            route = p.route(p.first_of(label))
-            (ar, ad), (sr, sd) = _link(route[0]), _link(route[-1])
-            size = int(g["packet_size"])
-            fwd = ad + sd + size * 8 / ar + size * 8 / sr
-            ack = int(g["header_size"])  # an ack is a bare header (the engine's sink)
-            rev = ad + sd + ack * 8 / ar + ack * 8 / sr
-            if extra is not None and abs(extra[0] - fwd) > 1e-9:
-                raise LinuxError(f"{path}: every TCP flow must have the same access and sink-access "
-                                 "links and packet size on the linux engine (they are folded into one "
-                                 "constant delay)")
-            extra = (fwd, rev)
-            sizes.add(size)
-            variants.add(g["variant"])
-            delayed.add(bool(g.get("delayed_ack", False)))
-            cc = g["cc"]
-            kernel_profile.setdefault("linux" if g.get("profile") == "linux" else "ns2", label)
-            if len(kernel_profile) > 1:
-                a, b = kernel_profile.values()
-                raise LinuxError(f"{path}.profile: the linux engine runs every TCP flow in one kernel "
-                                 f"namespace, with one profile; flows.{a} and flows.{b} differ (set the "
-                                 "same profile on every TCP group)")
-            for _ in range(int(g["count"])):
-                f = times[fid]
-                tcp.append({"id": fid, "group": label, "variant": g["variant"], "cc": cc,
-                            "start_ns": f.start_ns, "stop_ns": f.stop_ns, "start_s": f.start_s,
-                            "min_rto_s": p.flow(fid)["tcp"]["min_rto_ns"] / 1e9,
-                            "initial_cwnd": int(g["initial_cwnd"])})
-                fid += 1
-        else:
-            for _ in range(int(g["count"])):
-                udp.append({"id": fid, "group": label})
-                fid += 1
+    sizes, variants = set(), set()
+    kernel_profile = {}  # "linux" | "ns2" -> the first group that asks for it
+    for f in e["flows"]:
+        path = f"flows.{f['group']}"
+        t = f["tcp"]
+        if t is None:
+            udp.append({"id": f["id"], "group": f["group"]})
+            continue
+        for key, default in _ns2_defaults.items():
+            if t[key] != default:
+                raise LinuxError(f"{path}.{key}: Linux TCP has no such setting (the linux engine "
+                                 f"accepts only ns-2's default, {default!r})")
+        if t["variant"] == "tahoe":
+            raise LinuxError(f"{path}.variant: Linux has no Tahoe; use reno, newreno or sack")
+        if t["ecn"]:
+            raise LinuxError(f"{path}.ecn: the linux engine's emulated bottleneck does not set "
+                             "ECN marks in the kernel's packets; run ECN on the packet engine")
+        # the flow's access and sink links, folded into the bottleneck's delay:
+        # a data packet forward, an ack (the Plan's ack_bytes) back
+        size = int(f["packet_size"])
+        fwd = _folded_s(p, f["route"]["forward"], size)
+        rev = _folded_s(p, f["route"]["reverse"], int(t["ack_bytes"]))
+        if extra is not None and abs(extra[0] - fwd) > 1e-9:
+            raise LinuxError(f"{path}: every TCP flow must have the same access and sink-access "
+                             "links and packet size on the linux engine (they are folded into one "
+                             "constant delay)")
+        extra = (fwd, rev)
+        sizes.add(size)
+        variants.add(t["variant"])
+        kernel_profile.setdefault("linux" if t["profile"] == "linux" else "ns2", f["group"])
+        if len(kernel_profile) > 1:
+            a, b = kernel_profile.values()
+            raise LinuxError(f"{path}.profile: the linux engine runs every TCP flow in one kernel "
+                             f"namespace, with one profile; flows.{a} and flows.{b} differ (set the "
+                             "same profile on every TCP group)")
+        tcp.append({"id": f["id"], "group": f["group"], "variant": t["variant"], "cc": t["cc"],
+                    "start_ns": f["start_ns"], "stop_ns": f["stop_ns"], "start_s": f["start_ns"] / 1e9,
+                    "min_rto_s": t["min_rto_ns"] / 1e9, "initial_cwnd": int(t["initial_cwnd"])})
     if not tcp:
         raise LinuxError("flows: the linux engine needs at least one TCP flow (UDP is emulated "
                          "inside the bottleneck; without TCP there is nothing real to run)")
@@ -240,31 +228,27 @@ def _plan(sc: dict) -> dict:
     if mtu < 576 or mtu > 9000:
         raise LinuxError(f"packet_size {mtu}: the linux engine needs an MTU in [576, 9000]")
 
-    profile = next(iter(kernel_profile), "ns2")
-    ns2 = profile == "ns2"
-    first = tcp[0]
-    mins = {f["min_rto_s"] for f in tcp}
-    iws = {f["initial_cwnd"] for f in tcp}
-    if ns2 and (len(mins) > 1 or len(iws) > 1):
+    # the kernel's settings: the Plan's `linux` (the [linux] table resolved
+    # under the TCP flows' kernel profile)
+    ns2 = lx["profile"] == "ns2"
+    if ns2 and (len({f["min_rto_s"] for f in tcp}) > 1 or len({f["initial_cwnd"] for f in tcp}) > 1):
         raise LinuxError("flows: under an ns-2 profile every TCP group must share min_rto and "
                          "initial_cwnd (they are options of the one route)")
-    opts = {
-        "cc": first["cc"],
-        "sack": lx.get("sack", ("sack" in variants) if ns2 else True),
-        "rack": lx.get("rack", not ns2),
-        "tlp": lx.get("tlp", not ns2),
-        "frto": lx.get("frto", not ns2),
-        "timestamps": lx.get("timestamps", not ns2),
-        "initial_cwnd": lx.get("initial_cwnd", first["initial_cwnd"] if ns2 else None),
-        "min_rto_s": parse_duration(lx["min_rto"]) if "min_rto" in lx else (first["min_rto_s"] if ns2 else None),
-        "quickack": lx.get("quickack", (True not in delayed) if ns2 else False),
-    }
-    if ns2 and len(variants) > 1 and "sack" in variants and "sack" not in lx:
+    if ns2 and len(variants) > 1 and "sack" in variants and "sack" not in lx["explicit"]:
         raise LinuxError("flows: SACK is one switch of the sender namespace; under an ns-2 profile "
                          "the TCP groups cannot mix variant \"sack\" with others (set linux.sack)")
-    return {"profile": profile, "opts": opts, "tcp": tcp, "udp": udp, "mtu": mtu,
+    opts = {
+        "cc": tcp[0]["cc"],
+        **{k: lx[k] for k in ("sack", "rack", "tlp", "frto", "timestamps", "initial_cwnd")},
+        "min_rto_s": None if lx["min_rto_ns"] is None else lx["min_rto_ns"] / 1e9,
+        "quickack": lx["quickack"],
+    }
+    bottleneck = next(l for l in e["links"] if l["role"] == "bottleneck" and l["direction"] == "forward")
+    return {"profile": lx["profile"], "opts": opts, "tcp": tcp, "udp": udp, "mtu": mtu,
             "fwd_extra_s": extra[0], "rev_extra_s": extra[1], "series": series,
-            "sample_s": sample_s, "duration_s": p.end_s, "warmup_s": p.warmup_s}
+            "sample_s": sample_s, "duration_s": p.end_s, "warmup_s": p.warmup_s,
+            "reference_bps": p.reference_bps, "bottleneck_bps": float(bottleneck["rate_bps"]),
+            "engine": e}
 
 
 def _sysctls(opts: dict) -> dict:
@@ -395,7 +379,7 @@ def run_linux(scenario: dict, *, workdir: str | None = None, keep: bool = False)
         for ns in (snd, rcv):
             _sh("ip", "netns", "exec", ns, "sysctl", "-q", "-w", *[f"{k}={v}" for k, v in ctl.items()])
         d = plan["duration_s"]
-        emu_cfg = {"scenario": scenario, "snd_ns": snd, "rcv_ns": rcv, "tun": TUN,
+        emu_cfg = {"plan": plan["engine"], "snd_ns": snd, "rcv_ns": rcv, "tun": TUN,
                    "port_base": PORT_BASE, "fwd_extra_ns": round(plan["fwd_extra_s"] * 1e9),
                    "rev_extra_ns": round(plan["rev_extra_s"] * 1e9), "mtu": plan["mtu"],
                    "rt_prio": RT_PRIO, "out": str(wd / "emu.json")}
@@ -524,41 +508,37 @@ def _result(sc: dict, plan: dict, emu: dict, recv: dict, send: dict) -> dict:
     flows = []
     emu_flows = {f["id"]: f for f in emu["flows"]}
     tcp_ids = {f["id"]: f for f in plan["tcp"]}
-    groups = sc["flows"]
-    fid = 0
-    for label in sorted(groups):
-        g = groups[label]
-        for _ in range(int(g["count"])):
-            e = emu_flows[fid]
-            if g["kind"] == "tcp":
-                got = recv["end_bytes"][fid] - recv["warm_bytes"][fid]
-                mine = s[s["flow"] == fid]
-                mss = int(mine["mss"].iloc[-1]) if len(mine) else 0
-                retrans = None
-                if len(mine):
-                    before = mine[mine["t"] <= plan["warmup_s"] + 1e-9]
-                    r0 = int(before["total_retrans"].iloc[-1]) if len(before) else 0
-                    retrans = int(mine["total_retrans"].iloc[-1]) - r0
-                flows.append({
-                    "id": fid, "group": label, "kind": "tcp", "variant": tcp_ids[fid]["cc"],
-                    "start_s": tcp_ids[fid]["start_s"],
-                    # whole segments' worth of the payload the application received
-                    "delivered_packets": int(got // mss) if mss else 0,
-                    "delivered_bytes": int(got),
-                    "sent_packets": None, "retransmissions": retrans,
-                    "timeouts": None, "fast_retransmits": None,
-                    "drops": int(e["drops"]),
-                })
-            else:
-                flows.append({
-                    "id": fid, "group": label, "kind": "udp", "variant": None,
-                    "start_s": e["start_s"],
-                    "delivered_packets": int(e["delivered_packets"]),
-                    "delivered_bytes": int(e["delivered_bytes"]),
-                    "sent_packets": None, "retransmissions": None, "timeouts": None,
-                    "fast_retransmits": None, "drops": int(e["drops"]),
-                })
-            fid += 1
+    for pf in plan["engine"]["flows"]:
+        fid, label = pf["id"], pf["group"]
+        e = emu_flows[fid]
+        if pf["kind"] == "tcp":
+            got = recv["end_bytes"][fid] - recv["warm_bytes"][fid]
+            mine = s[s["flow"] == fid]
+            mss = int(mine["mss"].iloc[-1]) if len(mine) else 0
+            retrans = None
+            if len(mine):
+                before = mine[mine["t"] <= plan["warmup_s"] + 1e-9]
+                r0 = int(before["total_retrans"].iloc[-1]) if len(before) else 0
+                retrans = int(mine["total_retrans"].iloc[-1]) - r0
+            flows.append({
+                "id": fid, "group": label, "kind": "tcp", "variant": tcp_ids[fid]["cc"],
+                "start_s": tcp_ids[fid]["start_s"],
+                # whole segments' worth of the payload the application received
+                "delivered_packets": int(got // mss) if mss else 0,
+                "delivered_bytes": int(got),
+                "sent_packets": None, "retransmissions": retrans,
+                "timeouts": None, "fast_retransmits": None,
+                "drops": int(e["drops"]),
+            })
+        else:
+            flows.append({
+                "id": fid, "group": label, "kind": "udp", "variant": None,
+                "start_s": e["start_s"],
+                "delivered_packets": int(e["delivered_packets"]),
+                "delivered_bytes": int(e["delivered_bytes"]),
+                "sent_packets": None, "retransmissions": None, "timeouts": None,
+                "fast_retransmits": None, "drops": int(e["drops"]),
+            })
     traces = {}
     tcp_series = [x for x in plan["series"] if x in ("cwnd", "inflight", "seq")]
     if tcp_series and len(s):
@@ -585,7 +565,7 @@ def _result(sc: dict, plan: dict, emu: dict, recv: dict, send: dict) -> dict:
     timing = dict(emu["timing"])
     # A delivery later than a bottleneck packet time batches packets that the
     # model spaced out (a burst a small buffer may not absorb): say so.
-    tx_us = plan["mtu"] * 8 / Plan(sc).bottleneck()["rate_bps"] * 1e6
+    tx_us = plan["mtu"] * 8 / plan["bottleneck_bps"] * 1e6
     if timing["late_p99_us_max"] > tx_us:
         timing["warning"] = (f"1% of deliveries were up to {timing['late_p99_us_max']} µs late, more than one "
                              f"bottleneck packet time ({tx_us:.0f} µs): the machine was too busy for exact timing")
@@ -597,7 +577,7 @@ def _result(sc: dict, plan: dict, emu: dict, recv: dict, send: dict) -> dict:
         "engine_version": f"Linux {_kernel_version()} + tcplab-emu {_core().ENGINE_VERSION}",
         "scenario": sc,
         "measured_s": measured,
-        "reference_bps": Plan(sc).reference_bps,
+        "reference_bps": plan["reference_bps"],
         "flows": flows,
         "links": emu["links"],
         "traces": traces,

@@ -79,3 +79,11 @@ pub const GE_PER_GOOD: f64 = 0.0;
 /// Gilbert–Elliott loss probability in the bad state: tcplab (the bad state
 /// loses everything unless told: the classic Gilbert channel).
 pub const GE_PER_BAD: f64 = 1.0;
+
+// --- the linux engine ---
+
+/// TCP_INFO sampling interval of the linux engine when `trace.interval` is 0
+/// and `[linux].sample_interval` unset, ns: tcplab (10 ms resolves a window's
+/// sawtooth at the papers' RTTs without a sample stream that costs the
+/// sender's real-time core).
+pub const LINUX_SAMPLE_INTERVAL: crate::time::SimTime = 10_000_000;

@@ -10,21 +10,16 @@
 //! thresholds and queue weight, the payload of a packet, the reference
 //! rate, a UDP shape's mean). Each schema spec the layers below take has
 //! its resolved form here (`QueuePlan::of`, `ErrorPlan::of`,
-//! `OutagePlan::of`, `ShapePlan::of`).
-//!
-//! The linux engine builds links and UDP sources from a scenario's specs
-//! without a Plan ([`make_link`], [`udp_source`]): through the same
-//! conversions.
+//! `OutagePlan::of`, `ShapePlan::of`), and each flow's bottleneck is
+//! decided here, once (`Route::bottleneck`).
 
 use super::topology::{self, LinkLayout};
 use super::*;
-use crate::net::link::Link;
 use crate::net::outage::OutageSchedule;
 use crate::rng::{stream, Rng};
 use crate::tcp::rtt::ns2_boot_time_s;
 use crate::time::secs;
 use crate::traffic::shape::Shape;
-use crate::traffic::udp::UdpSource;
 
 impl ShapePlan {
     /// The resolved (validated) shape `r` in SI numbers.
@@ -103,7 +98,7 @@ impl Plan {
         let sc = sc.clone().resolve()?;
         let end = sc.duration.0;
         let layout = topology::build(&sc);
-        let links = layout
+        let links: Vec<LinkPlan> = layout
             .links
             .iter()
             .enumerate()
@@ -116,6 +111,7 @@ impl Plan {
             for j in 0..g.count {
                 let id = flows.len() as u32;
                 let [forward, reverse] = routes.next().expect("a route per flow");
+                let route = Route { forward, reverse };
                 let (start_ns, stop_ns) = times[id as usize];
                 flows.push(FlowPlan {
                     id,
@@ -123,7 +119,8 @@ impl Plan {
                     kind: g.kind,
                     start_ns,
                     stop_ns,
-                    route: Route { forward, reverse },
+                    bottleneck: route.bottleneck(&links),
+                    route,
                     packet_size: g.packet_size,
                     tcp: (g.kind == FlowKind::Tcp).then(|| tcp_plan(&sc, g, id, j)),
                     app: g.app.as_ref().map(|a| AppPlan {
@@ -151,12 +148,97 @@ impl Plan {
             warmup_ns: sc.warmup.0,
             reference_bps: reference_bps(&sc),
             links,
-            flows,
             trace: TracePlan {
                 series: sc.trace.series.clone(),
                 interval_ns: sc.trace.interval.0,
             },
+            linux: linux_plan(&sc, &flows),
+            flows,
         })
+    }
+}
+
+impl Route {
+    /// Each direction's bottleneck among `links` (the plan's): the slowest
+    /// link; among equals the one whose role is `bottleneck`, else the first.
+    pub fn bottleneck(&self, links: &[LinkPlan]) -> Bottleneck {
+        let slowest = |route: &[u32]| {
+            let mut best: Option<u32> = None;
+            for &k in route {
+                let l = &links[k as usize];
+                let better = best.is_none_or(|b| {
+                    let b = &links[b as usize];
+                    l.rate_bps < b.rate_bps
+                        || (l.rate_bps == b.rate_bps
+                            && l.role == LinkRole::Bottleneck
+                            && b.role != LinkRole::Bottleneck)
+                });
+                if better {
+                    best = Some(k);
+                }
+            }
+            best.expect("a route crosses at least one link (validated)")
+        };
+        Bottleneck {
+            forward: slowest(&self.forward),
+            reverse: slowest(&self.reverse),
+        }
+    }
+}
+
+/// The `[linux]` table resolved (see [`LinuxPlan`] for each option's rule)
+/// for the planned `flows` of the resolved scenario `sc`.
+fn linux_plan(sc: &Scenario, flows: &[FlowPlan]) -> LinuxPlan {
+    let lx = sc.linux.clone().unwrap_or_default();
+    let tcp: Vec<&TcpParams> = flows
+        .iter()
+        .filter_map(|f| f.tcp.as_ref().map(|t| &t.params))
+        .collect();
+    let first = tcp.first();
+    let profile = match first.map(|t| t.profile) {
+        Some(Profile::Linux) => LinuxProfile::Linux,
+        _ => LinuxProfile::Ns2,
+    };
+    let ns2 = profile == LinuxProfile::Ns2;
+    let mut explicit = Vec::new();
+    let mut set = |key: &str, on: bool| {
+        if on {
+            explicit.push(key.to_string());
+        }
+    };
+    set("frto", lx.frto.is_some());
+    set("initial_cwnd", lx.initial_cwnd.is_some());
+    set("min_rto", lx.min_rto.is_some());
+    set("quickack", lx.quickack.is_some());
+    set("rack", lx.rack.is_some());
+    set("sack", lx.sack.is_some());
+    set("sample_interval", lx.sample_interval.is_some());
+    set("timestamps", lx.timestamps.is_some());
+    set("tlp", lx.tlp.is_some());
+    LinuxPlan {
+        profile,
+        sack: lx
+            .sack
+            .unwrap_or(!ns2 || tcp.iter().any(|t| t.variant == Variant::Sack)),
+        rack: lx.rack.unwrap_or(!ns2),
+        tlp: lx.tlp.unwrap_or(!ns2),
+        frto: lx.frto.unwrap_or(!ns2),
+        timestamps: lx.timestamps.unwrap_or(!ns2),
+        initial_cwnd: lx
+            .initial_cwnd
+            .or(first.filter(|_| ns2).map(|t| t.initial_cwnd)),
+        min_rto_ns: lx
+            .min_rto
+            .map(|d| d.0)
+            .or(first.filter(|_| ns2).map(|t| t.min_rto_ns)),
+        quickack: lx
+            .quickack
+            .unwrap_or(ns2 && !tcp.iter().any(|t| t.delayed_ack)),
+        sample_interval_ns: match sc.trace.interval.0 {
+            0 => lx.sample_interval.map_or(LINUX_SAMPLE_INTERVAL, |d| d.0),
+            t => t,
+        },
+        explicit,
     }
 }
 
@@ -186,6 +268,8 @@ fn tcp_plan(sc: &Scenario, g: &FlowGroup, id: u32, j: u32) -> TcpPlan {
     TcpPlan {
         params,
         payload_bytes: params.packet_size - params.header_size,
+        // the sink's acks are bare headers (tcp::sink)
+        ack_bytes: params.header_size,
         boot_time_s,
     }
 }
@@ -195,6 +279,10 @@ fn link_plan(l: &LinkLayout, id: u32, seed: u64, end: SimTime) -> LinkPlan {
     LinkPlan {
         id,
         name: l.name.clone(),
+        role: l.role,
+        flow: l.flow,
+        hop: l.hop,
+        key: l.key.clone(),
         direction: if l.forward {
             Direction::Forward
         } else {
@@ -361,7 +449,7 @@ fn reference_bps(sc: &Scenario) -> f64 {
 
 /// (start, stop) of every flow of a resolved scenario, in flow id order
 /// (see [`FlowPlan::start_ns`], [`FlowPlan::stop_ns`]).
-pub fn flow_times(sc: &Scenario) -> Vec<(SimTime, SimTime)> {
+fn flow_times(sc: &Scenario) -> Vec<(SimTime, SimTime)> {
     let end = sc.duration.0;
     let mut out = Vec::new();
     for g in sc.flows.values() {
@@ -433,57 +521,4 @@ impl FlowGroup {
         }
         (start, stop)
     }
-}
-
-/// One direction of a duplex link built from its spec, outside a plan (the
-/// linux engine's emulated links): link `index`, whose duplex link's
-/// forward direction is `duplex`; its outages are drawn lazily, for a run
-/// that ends at `end` ns.
-pub fn make_link(
-    l: &LinkSpec,
-    forward: bool,
-    seed: u64,
-    index: usize,
-    duplex: usize,
-    end: SimTime,
-) -> Link {
-    let plan = LinkPlan {
-        id: index as u32,
-        name: String::new(),
-        direction: if forward {
-            Direction::Forward
-        } else {
-            Direction::Reverse
-        },
-        duplex: duplex as u32,
-        rate_bps: l.rate.0,
-        delay_ns: l.delay.0,
-        buffer_pkts: l.buffer,
-        queue: QueuePlan::of(l),
-        errors: if forward {
-            l.errors.as_ref().map(ErrorPlan::of)
-        } else {
-            None
-        },
-        outages: Vec::new(),
-    };
-    crate::sim::build_link_with(
-        &plan,
-        seed,
-        l.outages
-            .as_ref()
-            .map(|o| outage_schedule(o, seed, duplex as u32, end)),
-    )
-}
-
-/// The UDP source of flow `id` of group `g` of a resolved scenario (the
-/// linux engine's background sources).
-pub fn udp_source(sc: &Scenario, g: &FlowGroup, id: u32) -> UdpSource {
-    crate::sim::new_udp_source(
-        id,
-        &ShapePlan::of(g.rate.as_ref().expect("validated")),
-        g.packet_size,
-        g.send_jitter.map_or(0, |d| d.0),
-        sc.seed,
-    )
 }

@@ -2,8 +2,8 @@
 
 use super::defaults::*;
 use crate::plan::{
-    Cc, ErrorModelKind, FlowKind, OutageDistribution, PeriodDistribution, Profile, RedMode,
-    Selection, TopologyKind, TraceKind, Variant, WhenFull,
+    Cc, ErrorModelKind, FlowKind, LinuxProfile, OutageDistribution, PeriodDistribution, Profile,
+    RedMode, Selection, TopologyKind, TraceKind, Variant, WhenFull,
 };
 use crate::time::{Bytes, Duration, Freq, Rate};
 use serde::{Deserialize, Serialize};
@@ -78,16 +78,10 @@ pub struct LinuxSpec {
     /// Receiver acks every segment at once (route quickack).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quickack: Option<bool>,
-    /// TCP_INFO sampling interval when trace.interval is 0 (default 10 ms).
+    /// TCP_INFO sampling interval when trace.interval is 0 (default
+    /// `LINUX_SAMPLE_INTERVAL`, 10 ms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sample_interval: Option<Duration>,
-}
-
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum LinuxProfile {
-    Linux,
-    Ns2,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -548,3 +548,135 @@ fn dump_departures() {
         }
     }
 }
+
+fn plan_of(json: &str) -> Plan {
+    Plan::from_scenario(&Scenario::from_json(json).unwrap()).unwrap()
+}
+
+#[test]
+fn links_say_their_role_flow_hop_and_key() {
+    let sc = MINIMAL.replace(
+        r#""flows": {"tcp": {"kind": "tcp"}}"#,
+        r#""flows": {"a": {"kind": "tcp"}, "b": {"kind": "tcp", "access": {"delay": "3ms"}}}"#,
+    );
+    let p = plan_of(&sc);
+    let l = |id: usize| {
+        let l = &p.links[id];
+        (l.role, l.flow, l.hop, l.key.as_str(), l.direction)
+    };
+    assert_eq!(
+        l(0),
+        (
+            LinkRole::Bottleneck,
+            None,
+            None,
+            "topology.bottleneck",
+            Direction::Forward
+        )
+    );
+    assert_eq!(
+        l(3),
+        (
+            LinkRole::Access,
+            Some(0),
+            None,
+            "topology.access",
+            Direction::Reverse
+        )
+    );
+    assert_eq!(
+        l(4),
+        (
+            LinkRole::SinkAccess,
+            Some(0),
+            None,
+            "topology.sink_access",
+            Direction::Forward
+        )
+    );
+    assert_eq!(
+        l(6),
+        (
+            LinkRole::Access,
+            Some(1),
+            None,
+            "flows.b.access",
+            Direction::Forward
+        )
+    );
+    let chain = r#"{"duration": "1s", "topology": {"kind": "path", "links": [
+        {"rate": "10Mbps", "delay": "1ms", "buffer": 10},
+        {"rate": "1Mbps", "delay": "1ms", "buffer": 10}]},
+        "flows": {"a": {"kind": "tcp"}}}"#;
+    let p = plan_of(chain);
+    assert_eq!(
+        (p.links[2].role, p.links[2].hop, p.links[2].key.as_str()),
+        (LinkRole::Chain, Some(1), "topology.links[1]")
+    );
+}
+
+#[test]
+fn a_flows_bottleneck_is_its_routes_slowest_link_the_bottleneck_among_equals() {
+    let bottleneck = |json: &str| {
+        let b = plan_of(json).flows[0].bottleneck;
+        (b.forward, b.reverse)
+    };
+    // every link as fast as the bottleneck: the link of role bottleneck
+    let equal = MINIMAL.replace(r#""rate": "10Mbps""#, r#""rate": "1Mbps""#);
+    assert_eq!(bottleneck(&equal), (0, 1));
+    // a slower access link is the flow's bottleneck (forward: its id; reverse: + 1)
+    let slow = MINIMAL.replace(
+        r#""access": {"rate": "10Mbps""#,
+        r#""access": {"rate": "500kbps""#,
+    );
+    assert_eq!(bottleneck(&slow), (2, 3));
+    // a chain of equal links: the first on each route
+    let chain = r#"{"duration": "1s", "topology": {"kind": "path", "links": [
+        {"rate": "1Mbps", "delay": "1ms", "buffer": 10},
+        {"rate": "1Mbps", "delay": "1ms", "buffer": 10}]},
+        "flows": {"a": {"kind": "tcp"}}}"#;
+    assert_eq!(bottleneck(chain), (0, 3));
+}
+
+#[test]
+fn the_plan_says_ack_size_and_the_linux_table_resolved() {
+    let p = plan_of(MINIMAL);
+    assert_eq!(p.flows[0].tcp.unwrap().ack_bytes, 40);
+    assert_eq!(
+        p.linux,
+        LinuxPlan {
+            profile: LinuxProfile::Ns2,
+            sack: false,
+            rack: false,
+            tlp: false,
+            frto: false,
+            timestamps: false,
+            initial_cwnd: Some(2),
+            min_rto_ns: Some(200_000_000),
+            quickack: true,
+            sample_interval_ns: LINUX_SAMPLE_INTERVAL,
+            explicit: vec![],
+        }
+    );
+    let linux = MINIMAL
+        .replace(r#""kind": "tcp""#, r#""kind": "tcp", "profile": "linux""#)
+        .replace(
+            r#""flows""#,
+            r#""linux": {"sack": false, "sample_interval": "5ms"}, "flows""#,
+        );
+    let p = plan_of(&linux);
+    assert_eq!(p.flows[0].tcp.unwrap().ack_bytes, 52);
+    let lx = &p.linux;
+    assert_eq!(lx.profile, LinuxProfile::Linux);
+    assert!(!lx.sack && lx.rack && lx.tlp && lx.frto && lx.timestamps && !lx.quickack);
+    assert_eq!((lx.initial_cwnd, lx.min_rto_ns), (None, None));
+    assert_eq!(lx.sample_interval_ns, 5_000_000);
+    assert_eq!(lx.explicit, ["sack", "sample_interval"]);
+}
+
+#[test]
+fn a_plan_reads_back_from_its_json() {
+    let p = plan_of(MINIMAL);
+    let back: Plan = serde_json::from_str(&p.to_json()).unwrap();
+    assert_eq!(back.to_json(), p.to_json());
+}

@@ -1,17 +1,14 @@
 //! Building the simulator from a Plan: links (queue, impairment, outages),
 //! agents and applications, routes as hops; and the builders other engines
-//! and exporters share (a link with a lazy outage schedule, a UDP source,
-//! its departures, a link's outages).
+//! and exporters share (a link, a UDP source, its departures, a link's
+//! outages).
 
 use super::forward::{Hop, Next};
 use super::{Agent, FlowInfo, LinkInfo, Sim};
 use crate::net::link::{Impairment, Link};
-use crate::net::outage::OutageSchedule;
 use crate::net::packet::FORWARD;
 use crate::net::queue::Queue;
-use crate::plan::{
-    Direction, ErrorModelKind, FlowKind, FlowPlan, LinkPlan, Plan, Selection, ShapePlan,
-};
+use crate::plan::{Direction, ErrorModelKind, FlowKind, FlowPlan, LinkPlan, Plan, Selection};
 use crate::record::Recorder;
 use crate::rng::{stream, Rng};
 use crate::sched::{Event, Order, Scheduler};
@@ -24,17 +21,9 @@ use crate::traffic::udp::UdpSource;
 
 /// A planned link direction, built: its queue discipline draws from the
 /// link's own stream (its id), and so do its packet errors (forward
-/// direction only); its outages are the plan's list.
+/// direction only); its outages are the plan's list. (The linux engine's
+/// emulated links are built here too.)
 pub fn build_link(l: &LinkPlan, seed: u64) -> Link {
-    let mut link = new_link(l, seed);
-    if !l.outages.is_empty() {
-        link.set_outages(Box::new(l.outages.clone().into_iter()));
-    }
-    link
-}
-
-/// A planned link without its outages.
-fn new_link(l: &LinkPlan, seed: u64) -> Link {
     let queue = Queue::from_plan(
         &l.queue,
         l.rate_bps,
@@ -64,16 +53,8 @@ fn new_link(l: &LinkPlan, seed: u64) -> Link {
             },
         };
     }
-    link
-}
-
-/// A planned link direction whose outages come from `outages`, drawn as the
-/// run goes (the linux engine's emulated links, `scenario::make_link`),
-/// instead of the plan's list.
-pub fn build_link_with(l: &LinkPlan, seed: u64, outages: Option<OutageSchedule>) -> Link {
-    let mut link = new_link(l, seed);
-    if let Some(o) = outages {
-        link.set_outages(Box::new(o));
+    if !l.outages.is_empty() {
+        link.set_outages(Box::new(l.outages.clone().into_iter()));
     }
     link
 }
@@ -285,28 +266,18 @@ fn victim_candidates(links: &[Link], flows: &[FlowPlan]) -> Vec<Vec<(u32, f64)>>
     out
 }
 
-/// A UDP source of flow `id` (its shape's and its jitter's random streams
-/// derive from the seed and the flow id).
-pub fn new_udp_source(
-    id: u32,
-    shape: &ShapePlan,
-    packet_size: u32,
-    jitter_ns: SimTime,
-    seed: u64,
-) -> UdpSource {
+/// The UDP source of a planned UDP flow (also the linux engine's
+/// background sources): its shape's and its jitter's random streams derive
+/// from the seed and the flow id.
+pub fn udp_source_of(f: &FlowPlan, seed: u64) -> UdpSource {
+    let u = f.udp.as_ref().expect("a UDP flow has its source");
     UdpSource::new(
-        id,
-        Shape::from_plan(shape, seed, id),
-        packet_size,
-        jitter_ns,
+        f.id,
+        Shape::from_plan(&u.shape, seed, f.id),
+        f.packet_size,
+        u.send_jitter_ns,
         seed,
     )
-}
-
-/// The UDP source of a planned UDP flow.
-fn udp_source_of(f: &FlowPlan, seed: u64) -> UdpSource {
-    let u = f.udp.as_ref().expect("a UDP flow has its source");
-    new_udp_source(f.id, &u.shape, f.packet_size, u.send_jitter_ns, seed)
 }
 
 /// Departure times of UDP flow `flow` of a plan (None if that flow is not

@@ -16,7 +16,7 @@ mod measure;
 #[cfg(test)]
 mod tests;
 
-pub use build::{build_link, build_link_with, link_outages, new_udp_source, udp_departures};
+pub use build::{build_link, link_outages, udp_departures, udp_source_of};
 pub use measure::{rates_bps, FlowResult, LinkResult, RunOutput, RunSummary};
 
 use crate::net::link::{Link, LinkSnapshot};

@@ -1,6 +1,6 @@
 """What the engine's Plan can say and ns-2 2.35 cannot run, in one list.
 
-`_Refusals(plan, groups).check()` raises the first refusal (Ns2CannotRun, the
+`_Refusals(plan).check()` raises the first refusal (Ns2CannotRun, the
 scenario key named); a Plan field the export does not read (`_PLAN_FIELDS`) is
 refused by name rather than ignored.
 """
@@ -24,17 +24,25 @@ _LIST_ERRORS_MAX = 2**31 - 1
 #: Every field of the engine's Plan the export reads, per part of the Plan. A
 #: field outside these sets (a feature added to the engine and not yet to the
 #: export) is refused by name rather than ignored: an oracle that silently
-#: dropped part of a scenario would lie.
+#: dropped part of a scenario would lie. Fields the export reads without
+#: writing a number of theirs: `linux` (the kernel's settings; ns-2 runs no
+#: kernel), a link's `name` (comments and result labels), `role`, `flow` and
+#: `hop` (which node pair the link joins, whose own link it is), `key` (the key
+#: a refusal names), a flow's `bottleneck` (the metrics read it; ns-2's results
+#: are measured against it as the packet engine's are) and `ack_bytes` (ns-2's
+#: sinks send acks of `tcpip_base_hdr_size_` = header_size bytes, the same).
 _PLAN_FIELDS = {
-    "plan": {"seed", "topology", "end_ns", "warmup_ns", "reference_bps", "links", "flows", "trace"},
-    "link": {"id", "name", "direction", "duplex", "rate_bps", "delay_ns", "buffer_pkts", "queue",
-             "errors", "outages"},
-    "flow": {"id", "group", "kind", "start_ns", "stop_ns", "route", "packet_size", "tcp", "app", "udp"},
+    "plan": {"seed", "topology", "end_ns", "warmup_ns", "reference_bps", "links", "flows", "trace",
+             "linux"},
+    "link": {"id", "name", "role", "flow", "hop", "key", "direction", "duplex", "rate_bps", "delay_ns",
+             "buffer_pkts", "queue", "errors", "outages"},
+    "flow": {"id", "group", "kind", "start_ns", "stop_ns", "route", "bottleneck", "packet_size", "tcp",
+             "app", "udp"},
     "tcp": {"cc", "profile", "variant", "alpha", "beta", "window", "max_cwnd", "initial_cwnd",
             "initial_ssthresh", "initial_rto_ns", "min_rto_ns", "max_rto_ns", "tick_ns", "tick_seed",
             "dupack_threshold", "limited_transmit", "bug_fix", "syn", "header_size", "packet_size",
-            "delayed_ack", "delack_interval_ns", "syn_immediate_ack", "payload_bytes", "boot_time_s",
-            "ecn"},
+            "delayed_ack", "delack_interval_ns", "syn_immediate_ack", "payload_bytes", "ack_bytes",
+            "boot_time_s", "ecn"},
     "app": {"rate_bps", "send_buffer_pkts", "when_full", "read_bytes", "interval_ns"},
     "udp": {"shape", "mean_bps", "send_jitter_ns"},
     "trace": {"series", "interval_ns"},
@@ -109,7 +117,7 @@ def _refuse_app(app: dict) -> str | None:
 
 
 def _refuse_red_seed(p: dict) -> str | None:
-    seeded = {l["name"] for l in p["links"]
+    seeded = {l["duplex"] for l in p["links"]
               if l["queue"]["kind"] == "red" and l["queue"].get("seed") is not None}
     if not seeded:
         return None
@@ -134,20 +142,13 @@ def _refuse_trace(trace: dict, topology: str) -> str | None:
 class _Refusals:
     """Apply the list above to an engine Plan; the first refusal is raised."""
 
-    def __init__(self, p: dict, groups: dict):
-        self.p, self.groups = p, groups
+    def __init__(self, p: dict):
+        self.p = p
 
-    def link_key(self, link: dict) -> str:
-        """The scenario key that configured link `link` (a name of the Plan)."""
-        name = link["name"]
-        if name == "bottleneck":
-            return "topology.bottleneck"
-        if name.startswith("link["):
-            return f"topology.{name.replace('link[', 'links[')}"
-        side, fid = name.rstrip("]").split("[")
-        group = self.p["flows"][int(fid)]["group"]
-        override = (self.groups.get(group) or {}).get(side)
-        return f"flows.{group}.{side}" if override is not None else f"topology.{side}"
+    @staticmethod
+    def link_key(link: dict) -> str:
+        """The scenario key that configured link `link` (the Plan's `key`)."""
+        return link["key"]
 
     def check(self) -> None:
         p = self.p
@@ -192,6 +193,5 @@ def _known(part: dict, what: str, key: str) -> None:
 def _monitored_links(p: dict) -> list[dict]:
     """Forward directions of the links whose counters are results: the dumbbell's
     bottleneck, or every link of a path or parking lot's chain."""
-    want = (lambda n: n == "bottleneck") if p["topology"] == "dumbbell" else \
-        (lambda n: n.startswith("link["))
-    return [l for l in p["links"] if l["direction"] == "forward" and want(l["name"])]
+    want = "bottleneck" if p["topology"] == "dumbbell" else "chain"
+    return [l for l in p["links"] if l["direction"] == "forward" and l["role"] == want]

@@ -146,8 +146,9 @@ class _Plan:
     seed: int
     duration_s: float
     warmup_s: float
-    #: The dumbbell's bottleneck; on a path or parking lot, its slowest link
-    #: (the one the drop and queue traces would watch).
+    #: The dumbbell's link R1 -> R2 (role "bottleneck": where the drop and
+    #: queue traces hang); on a path or parking lot, the slowest link of the
+    #: chain (the first of equals; those traces are refused there).
     bottleneck: _Link
     flows: tuple[_Flow, ...]
     series: tuple[str, ...]
@@ -187,25 +188,28 @@ def _plan(scenario: dict) -> _Plan:
     """The export's view of the engine's Plan: every number from it, every
     feature ns-2 cannot run refused (`_Refusals`)."""
     p = _engine_plan(scenario)
-    _Refusals(p, scenario.get("flows") or {}).check()
+    _Refusals(p).check()
     if not p["flows"]:
         raise Ns2Error("flows: every group has count = 0; nothing to simulate")
-    forward = {l["name"]: _link(l, p["end_ns"]) for l in p["links"] if l["direction"] == "forward"}
+    # the forward direction of every duplex link, by its role (and hop, or flow)
+    forward = [l for l in p["links"] if l["direction"] == "forward"]
     topo = p["topology"]
-    chain = tuple(forward[f"link[{k}]"] for k in range(sum(n.startswith("link[") for n in forward)))
-    bottleneck = forward["bottleneck"] if topo == "dumbbell" else \
-        min(chain, key=lambda l: l.rate_bps)  # the slowest link (the first of equals)
+    chain = tuple(_link(l, p["end_ns"]) for l in sorted((l for l in forward if l["role"] == "chain"),
+                                                        key=lambda l: l["hop"]))
+    own = {(l["role"], l["flow"]): _link(l, p["end_ns"]) for l in forward if l["flow"] is not None}
+    bottleneck = _link(next(l for l in forward if l["role"] == "bottleneck"), p["end_ns"]) \
+        if topo == "dumbbell" else min(chain, key=lambda l: l.rate_bps)  # the first of equals
     links_by_id = {l["id"]: l for l in p["links"]}
     flows = []
     for f in p["flows"]:
         i = f["id"]
         # the chain links of the flow's data route, and whether it walks them backwards
         data = [links_by_id[k] for k in f["route"]["forward"]]
-        hops = [int(l["name"][5:-1]) for l in data if l["name"].startswith("link[")]
+        hops = [l["hop"] for l in data if l["role"] == "chain"]
         reverse = any(l["direction"] == "reverse" for l in data)
         flows.append(_Flow(
             i, f["group"], f["kind"], f["start_ns"] / 1e9, f["stop_ns"] / 1e9, int(f["packet_size"]),
-            f["tcp"], f["app"], f["udp"], forward.get(f"access[{i}]"), forward.get(f"sink_access[{i}]"),
+            f["tcp"], f["app"], f["udp"], own.get(("access", i)), own.get(("sink_access", i)),
             (min(hops), max(hops)) if hops else (0, 0), reverse))
     duration, warmup = p["end_ns"] / 1e9, p["warmup_ns"] / 1e9
     # No byte counter grows faster than the fastest monitored link.

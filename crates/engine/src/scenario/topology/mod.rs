@@ -11,13 +11,19 @@ pub mod dumbbell;
 pub mod parking_lot;
 pub mod path;
 
-use crate::scenario::{LinkSpec, Scenario, TopologyKind};
+use crate::scenario::{LinkRole, LinkSpec, Scenario, TopologyKind};
 
 /// One direction of a duplex link, as a builder lays it out.
 #[derive(Debug, Clone)]
 pub struct LinkLayout {
     /// Name shared by both directions, e.g. "bottleneck" or "access[3]".
     pub name: String,
+    /// What the link is (see `LinkPlan::role`, `flow`, `hop`).
+    pub role: LinkRole,
+    pub flow: Option<u32>,
+    pub hop: Option<u32>,
+    /// The scenario key of its spec (see `LinkPlan::key`).
+    pub key: String,
     /// True for the direction away from the sources (data), false for the
     /// reverse (acks). Packet errors apply to the forward direction only.
     pub forward: bool,
@@ -37,19 +43,76 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// Add a duplex link (forward, then reverse direction); returns the
-    /// forward direction's id (the reverse is id + 1).
-    pub fn duplex(&mut self, name: String, spec: &LinkSpec) -> u32 {
+    /// Add a duplex link (forward, then reverse direction) of role `role`;
+    /// returns the forward direction's id (the reverse is id + 1).
+    pub fn duplex(&mut self, role: Role, spec: &LinkSpec) -> u32 {
         let id = self.links.len() as u32;
+        let (name, key) = role.name_and_key();
+        let (role, flow, hop) = match role {
+            Role::Bottleneck => (LinkRole::Bottleneck, None, None),
+            Role::Access { flow, .. } => (LinkRole::Access, Some(flow), None),
+            Role::SinkAccess { flow, .. } => (LinkRole::SinkAccess, Some(flow), None),
+            Role::Chain(hop) => (LinkRole::Chain, None, Some(hop)),
+        };
         for forward in [true, false] {
             self.links.push(LinkLayout {
                 name: name.clone(),
+                role,
+                flow,
+                hop,
+                key: key.clone(),
                 forward,
                 duplex: id,
                 spec: spec.clone(),
             });
         }
         id
+    }
+}
+
+/// A link as a builder adds it: its role, with the flow and group whose own
+/// link it is (and whether the group overrides the topology's spec), or its
+/// place in the chain.
+pub enum Role<'a> {
+    Bottleneck,
+    Access {
+        flow: u32,
+        group: &'a str,
+        overridden: bool,
+    },
+    SinkAccess {
+        flow: u32,
+        group: &'a str,
+        overridden: bool,
+    },
+    Chain(u32),
+}
+
+impl Role<'_> {
+    /// The link's name (`LinkPlan::name`) and its spec's key (`LinkPlan::key`).
+    fn name_and_key(&self) -> (String, String) {
+        let own = |side: &str, flow: u32, group: &str, overridden: bool| {
+            let key = if overridden {
+                format!("flows.{group}.{side}")
+            } else {
+                format!("topology.{side}")
+            };
+            (format!("{side}[{flow}]"), key)
+        };
+        match *self {
+            Role::Bottleneck => ("bottleneck".into(), "topology.bottleneck".into()),
+            Role::Access {
+                flow,
+                group,
+                overridden,
+            } => own("access", flow, group, overridden),
+            Role::SinkAccess {
+                flow,
+                group,
+                overridden,
+            } => own("sink_access", flow, group, overridden),
+            Role::Chain(i) => (format!("link[{i}]"), format!("topology.links[{i}]")),
+        }
     }
 }
 

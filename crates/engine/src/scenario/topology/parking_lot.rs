@@ -11,24 +11,24 @@
 //! reverse), then per flow in id order its access link and its sink link
 //! (forward, reverse each), as in the dumbbell.
 
-use super::{back, Layout};
+use super::dumbbell::own_links;
+use super::{back, Layout, Role};
 use crate::scenario::Scenario;
 
 pub fn build(sc: &Scenario) -> Layout {
     let topo = &sc.topology;
     let mut lay = Layout::default();
     let chain: Vec<u32> = (topo.links.iter().enumerate())
-        .map(|(i, l)| lay.duplex(format!("link[{i}]"), l))
+        .map(|(i, l)| lay.duplex(Role::Chain(i as u32), l))
         .collect();
     let last_hop = chain.len() as u32 - 1;
     let mut id = 0u32;
-    for g in sc.flows.values() {
+    for (group, g) in &sc.flows {
         let access = topo.access().with(&g.access);
         let sink_access = topo.sink_access().with(&g.sink_access);
         let [first, last] = g.hops.unwrap_or([0, last_hop]);
         for _ in 0..g.count {
-            let a = lay.duplex(format!("access[{id}]"), &access);
-            let s = lay.duplex(format!("sink_access[{id}]"), &sink_access);
+            let (a, s) = own_links(&mut lay, id, group, g, &access, &sink_access);
             let mut forward = vec![a];
             forward.extend(&chain[first as usize..=last as usize]);
             forward.push(s);
