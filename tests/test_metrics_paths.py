@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import tcplab
-from tcplab.metrics import flow_bottlenecks, max_min_fair_shares
+from tcplab.metrics import max_min_fair_shares
+from tcplab.plan import plan
 from tcplab.result import compute_metrics
 
 
@@ -29,10 +30,29 @@ def test_max_min_fair_shares_by_hand():
     assert math.isnan(max_min_fair_shares([10], [[0], []])[1])
 
 
-def test_a_flows_bottleneck_is_the_slowest_link_and_the_named_one_among_equals():
-    links = [{"name": "access[0]", "rate_bps": 1e6}, {"name": "bottleneck", "rate_bps": 1e6},
-             {"name": "link[0]", "rate_bps": 5e5}]
-    assert flow_bottlenecks(links, [[0, 1], [0, 1, 2], []]).tolist() == [1, 2, -1]
+def _dumbbell(access_rate):
+    link = {"rate": "1Mbps", "delay": "1ms", "buffer": 10}
+    return {"duration": "1s", "topology": {"bottleneck": link, "access": {**link, "rate": access_rate},
+                                          "sink_access": {**link, "rate": "10Mbps"}},
+            "flows": {"a": {"kind": "tcp"}}}
+
+
+def test_a_flows_bottleneck_is_the_slowest_link_and_the_bottleneck_among_equals():
+    # the engine's Plan decides it once (FlowPlan.bottleneck); every consumer reads it
+    p = plan(_dumbbell("1Mbps"))  # access as fast as the bottleneck: the bottleneck
+    f = p.first_of("a")
+    assert p.links[f["bottleneck"]["forward"]]["role"] == "bottleneck"
+    assert p.links[f["bottleneck"]["reverse"]]["role"] == "bottleneck"
+    p = plan(_dumbbell("500kbps"))  # a slower access link is the flow's bottleneck
+    f = p.first_of("a")
+    assert p.links[f["bottleneck"]["forward"]]["role"] == "access"
+    assert p.links[f["bottleneck"]["forward"]]["flow"] == 0
+    assert p.bottleneck("a") is p.links[f["bottleneck"]["forward"]]
+    # a chain of equal links: the first on the route
+    chain = {"rate": "1Mbps", "delay": "1ms", "buffer": 10}
+    p = plan({"duration": "1s", "topology": {"kind": "path", "links": [chain, chain]},
+              "flows": {"a": {"kind": "tcp"}}})
+    assert p.first_of("a")["bottleneck"] == {"forward": 0, "reverse": 3}
 
 
 def _short(path):
@@ -75,7 +95,8 @@ def test_a_dumbbell_keeps_its_headline():
 
 def _plan(n_flows, rate=1e6):
     links = [{"name": "bottleneck", "direction": "forward", "rate_bps": rate}]
-    flows = [{"id": i, "route": {"forward": [0], "reverse": []}} for i in range(n_flows)]
+    flows = [{"id": i, "route": {"forward": [0], "reverse": []}, "bottleneck": {"forward": 0, "reverse": -1}}
+             for i in range(n_flows)]
     return {"links": links, "flows": flows}
 
 

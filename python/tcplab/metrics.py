@@ -552,17 +552,6 @@ def summarize(res, interval_s: float = 1.0, rtt_factor: float = 1.0, bin_s: floa
 
 # --- topologies: each flow against its own bottleneck -----------------------------------
 
-def flow_bottlenecks(links: list[dict], routes: list[list[int]]) -> np.ndarray:
-    """The bottleneck of each route (a list of link ids into `links`, the Plan's
-    links): its slowest link, the one named "bottleneck" among equals, else the
-    first of equals. -1 for an empty route."""
-    out = np.full(len(routes), -1, dtype=np.int64)
-    for i, route in enumerate(routes):
-        if route:
-            out[i] = min(route, key=lambda k: (links[k]["rate_bps"], links[k]["name"] != "bottleneck"))
-    return out
-
-
 def max_min_fair_shares(capacity_bps, routes: list[list[int]]) -> np.ndarray:
     """The max-min fair rate of each flow (bits/s) over links of the given
     capacities (`capacity_bps[link]`), each flow crossing the links of its route:
@@ -598,12 +587,15 @@ def max_min_fair_shares(capacity_bps, routes: list[list[int]]) -> np.ndarray:
     return rate
 
 
-def path_metrics(plan_links: list[dict], routes: list[list[int]], kind, goodput, throughput,
+def path_metrics(plan_links: list[dict], routes: list[list[int]], bottlenecks, kind, goodput, throughput,
                  links_table: Mapping | None = None) -> tuple[dict, dict]:
     """Per-flow columns and summary entries that mean the same on every topology.
 
+    `routes` are the flows' data routes and `bottlenecks` the link id of each one's
+    bottleneck (-1: none), both from the Plan (`FlowPlan.route.forward` and
+    `FlowPlan.bottleneck.forward`: the engine decides a flow's bottleneck, once).
     Returns (columns, summary): columns `bottleneck_bps` (the rate of the flow's
-    bottleneck, `flow_bottlenecks`), `normalized_goodput` (goodput over it) and, for
+    bottleneck), `normalized_goodput` (goodput over it) and, for
     TCP flows, `fair_share_bps` (the max-min fair share among the TCP flows on
     their forward routes); summary `bottlenecks`, one entry per link direction that
     is some TCP flow's bottleneck (its name, direction, rate, the TCP flows that
@@ -613,7 +605,7 @@ def path_metrics(plan_links: list[dict], routes: list[list[int]], kind, goodput,
     kind = np.asarray(kind, dtype=object)
     goodput = np.asarray(goodput, dtype=float)
     tcp = kind == "tcp"
-    bn = flow_bottlenecks(plan_links, routes)
+    bn = np.asarray(bottlenecks, dtype=np.int64)
     rate = np.array([plan_links[k]["rate_bps"] if k >= 0 else np.nan for k in bn], dtype=float)
     tcp_routes = [r if t else [] for r, t in zip(routes, tcp)]
     fair = max_min_fair_shares([link["rate_bps"] for link in plan_links], tcp_routes)

@@ -182,13 +182,12 @@ class Plan:
         ns = sum(link["delay_ns"] for d in ("forward", "reverse") for link in self.route(f, d))
         return ns / 1e9
 
-    def bottleneck(self, group: str | None = None) -> dict:
-        """The link the models call the bottleneck, on the forward route of the first
-        flow of `group`: the dumbbell's `bottleneck`, else the slowest link (the first
-        of equals)."""
-        links = self.route(self.first_of(group))
-        named = [link for link in links if link["name"] == "bottleneck"]
-        return named[0] if named else min(links, key=lambda link: link["rate_bps"])
+    def bottleneck(self, group: str | None = None, direction: str = "forward") -> dict:
+        """The bottleneck link of the first flow of `group` (default: the first TCP
+        group) in `direction`, as the engine's Plan decides it (`FlowPlan.bottleneck`:
+        the slowest link of the route, the link of role "bottleneck" among equals,
+        else the first)."""
+        return self.links[self.first_of(group)["bottleneck"][direction]]
 
 
 def plan(scenario: Mapping, *, resolved: bool = False) -> Plan:

@@ -61,9 +61,11 @@ def compute_metrics(flows, links, reference_bps: float, measured_s: float, plan=
         from tcplab.metrics import path_metrics
 
         pflows = plan["flows"]
-        routes = [list(pflows[int(i)]["route"]["forward"]) if 0 <= int(i) < len(pflows) else []
-                  for i in _col(flows, "id", None)]
-        columns, paths = path_metrics(plan["links"], routes, kind, goodput, throughput, links)
+        ids = [int(i) for i in _col(flows, "id", None)]
+        known = [0 <= i < len(pflows) for i in ids]
+        routes = [list(pflows[i]["route"]["forward"]) if k else [] for i, k in zip(ids, known)]
+        bottlenecks = [int(pflows[i]["bottleneck"]["forward"]) if k else -1 for i, k in zip(ids, known)]
+        columns, paths = path_metrics(plan["links"], routes, bottlenecks, kind, goodput, throughput, links)
         if isinstance(flows, dict):
             flows.update(columns)
         m["bottlenecks"], m["warnings"] = paths["bottlenecks"], paths["warnings"]

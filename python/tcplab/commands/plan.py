@@ -108,9 +108,8 @@ def summary(p: dict, max_flows: int = 20) -> str:
         desc = (f"{_rate(link['rate_bps']):>12}  {_dur(link['delay_ns']):>12}  "
                 f"buffer {link['buffer_pkts']} pkts, {_queue(link['queue'])}{extra}")
         # one line for a flow's own links that equal the previous flows' ones
-        side, _, index = link["name"].partition("[")
-        if side in ("access", "sink_access"):
-            rows.setdefault((side, desc), []).append(index.rstrip("]"))
+        if link["flow"] is not None:
+            rows.setdefault((link["role"], desc), []).append(str(link["flow"]))
         else:
             rows[(link["name"], desc)] = []
     for (name, desc), idx in rows.items():
