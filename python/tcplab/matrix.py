@@ -165,12 +165,16 @@ def check(case: Case, sc: dict, result, clean: bool = False) -> Verdict:
         if u > 1 + 1e-9:
             problems.append(f"{name} {direction}: utilization {u:.4f} > 1")
     if "arrivals" in links and "departures" in links:
+        from tcplab.plan import Plan
+
+        buffers = {link["name"]: int(link["buffer_pkts"]) for link in Plan(sc).links}
         for row in links.itertuples():
             errors = getattr(row, "errors", 0) or 0
             if any(v != v for v in (row.arrivals, row.departures, row.drops)):
                 continue  # an engine that does not count this link
             gap = row.arrivals - row.departures - row.drops - errors
-            bound = 2 * (_buffer_of(sc, row.name) + 1)
+            # the Plan's link the table names (each duplex link's label is unique)
+            bound = 2 * (buffers.get(row.name, max(buffers.values())) + 1)
             if abs(gap) > bound:
                 problems.append(f"{row.name} {row.direction}: arrivals {row.arrivals} ≠ departures "
                                 f"{row.departures} + drops {row.drops} + errors {errors} (off by {gap}, "
@@ -205,19 +209,6 @@ def check(case: Case, sc: dict, result, clean: bool = False) -> Verdict:
         if loss >= 0.05:
             problems.append(f"one flow on a one-BDP buffer loses {loss:.3f} of its packets (≥ 0.05)")
     return Verdict(not problems, problems)
-
-
-def _buffer_of(sc: dict, name: str) -> int:
-    """The buffer (packets) of the link the links table calls `name`."""
-    topo = sc["topology"]
-    if name.startswith("link[") and "links" in topo:
-        return int(topo["links"][int(name[5:-1])]["buffer"])
-    if name in topo and isinstance(topo[name], dict):
-        return int(topo[name]["buffer"])
-    base = name.split("[")[0]  # access[k], sink_access[k]: the group's, here the topology's
-    if base in topo:
-        return int(topo[base]["buffer"])
-    return max(int(link["buffer"]) for link in topo.get("links", [])) if "links" in topo else 1000
 
 
 def run(case: Case, sc: dict):
