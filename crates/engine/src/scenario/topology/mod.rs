@@ -46,7 +46,11 @@ impl Layout {
                 name: name.clone(),
                 forward,
                 duplex: id,
-                spec: spec.clone(),
+                spec: if forward {
+                    spec.clone()
+                } else {
+                    spec.reversed()
+                },
             });
         }
         id

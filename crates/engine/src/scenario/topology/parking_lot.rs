@@ -25,8 +25,8 @@ pub fn build(sc: &Scenario) -> Layout {
     for g in sc.flows.values() {
         let access = topo.access().with(&g.access);
         let sink_access = topo.sink_access().with(&g.sink_access);
-        let [first, last] = g.hops.unwrap_or([0, last_hop]);
-        for _ in 0..g.count {
+        for j in 0..g.count {
+            let [first, last] = g.hops.as_ref().map_or([0, last_hop], |h| h.of(j));
             let a = lay.duplex(format!("access[{id}]"), &access);
             let s = lay.duplex(format!("sink_access[{id}]"), &sink_access);
             let mut forward = vec![a];
