@@ -4,6 +4,7 @@ Plan and every feature ns-2 cannot run refused first (`refuse._Refusals`)."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from tcplab.backends.ns2.errors import Ns2Error
@@ -50,6 +51,9 @@ class _Link:
     outages: tuple = ()
     #: Queue/RED variables (name, value) when queue == "red".
     red: tuple[tuple[str, str], ...] = ()
+    #: An asymmetric link's reverse direction (its own rate, delay, buffer and
+    #: so RED's parameters); None when both directions are the same.
+    reverse: "_Link | None" = None
 
     @property
     def ns2_limit(self) -> int:
@@ -191,6 +195,13 @@ def _plan(scenario: dict) -> _Plan:
     if not p["flows"]:
         raise Ns2Error("flows: every group has count = 0; nothing to simulate")
     forward = {l["name"]: _link(l, p["end_ns"]) for l in p["links"] if l["direction"] == "forward"}
+    for l in p["links"]:
+        if l["direction"] == "reverse":
+            back = _link({**l, "errors": None}, p["end_ns"])
+            fwd = forward[l["name"]]
+            if (back.rate_bps, back.delay_s, back.buffer_pkts, back.red) != (
+                    fwd.rate_bps, fwd.delay_s, fwd.buffer_pkts, fwd.red):
+                forward[l["name"]] = dataclasses.replace(fwd, reverse=back)
     topo = p["topology"]
     chain = tuple(forward[f"link[{k}]"] for k in range(sum(n.startswith("link[") for n in forward)))
     bottleneck = forward["bottleneck"] if topo == "dumbbell" else \
