@@ -163,7 +163,7 @@ pub fn estimate(sc: &Scenario) -> Budget {
         let p = format!("flows.{name}");
         let n = g.count as f64;
         all_flows += n;
-        let t = span_s(g.start.0, g.stop.map(|s| s.0));
+        let t = span_s(g.start.earliest(), g.stop.map(|s| s.0));
         let size = g.packet_size.max(1) as f64 * 8.0;
         // a flow's first link: its own access link, or a path's first link
         let access = match &topo.access {

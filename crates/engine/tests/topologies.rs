@@ -252,3 +252,132 @@ fn topology_keys_are_checked_per_kind() {
         "flows.t.access"
     );
 }
+
+fn plan_of(json: &str) -> tcplab_engine::plan::Plan {
+    let sc = tcplab_engine::scenario::Scenario::from_json(json).expect("scenario");
+    tcplab_engine::scenario::Plan::from_scenario(&sc).expect("plan")
+}
+
+const THREE_HOPS: &str = r#"{"duration": "20s",
+    "topology": {"kind": "parking-lot",
+        "links": [{"rate": "10Mbps", "delay": "10ms", "buffer": 50},
+                  {"rate": "10Mbps", "delay": "10ms", "buffer": 50},
+                  {"rate": "10Mbps", "delay": "10ms", "buffer": 50}],
+        "access": {"rate": "100Mbps", "delay": "5ms", "buffer": 1000},
+        "sink_access": {"rate": "100Mbps", "delay": "5ms", "buffer": 1000}},
+    "flows": {"long": {"kind": "tcp"},
+              "cross": {"kind": "tcp", "count": 3, "hops": [[0, 0], [1, 1], [2, 2]],
+                        "start": ["0s", "0.5s", "1s"], "access": {"delay": "25ms"}}}}"#;
+
+#[test]
+fn one_group_gives_each_flow_its_own_start_and_bottlenecks() {
+    let plan = plan_of(THREE_HOPS);
+    let name = |id: u32| plan.links[id as usize].name.clone();
+    // groups in key order: cross (flows 0-2), then long (flow 3)
+    for j in 0..3u32 {
+        let f = &plan.flows[j as usize];
+        assert_eq!(f.group, "cross");
+        assert_eq!(f.start_ns, j as u64 * 500_000_000, "flow {j}");
+        let chain: Vec<String> = f.route.forward[1..f.route.forward.len() - 1]
+            .iter()
+            .map(|&l| name(l))
+            .collect();
+        assert_eq!(chain, vec![format!("link[{j}]")], "flow {j}");
+    }
+    let long = &plan.flows[3];
+    assert_eq!(long.start_ns, 0);
+    assert_eq!(long.route.forward.len(), 5); // access, three links, sink
+                                             // and it runs: every flow delivers, none before its start
+    let out = tcplab_engine::run::run_json(THREE_HOPS).expect("runs").1;
+    for f in &out.summary.flows {
+        assert!(f.delivered_packets > 1000, "{f:?}");
+    }
+}
+
+#[test]
+fn per_flow_lists_must_have_one_item_per_flow() {
+    let short_starts = THREE_HOPS.replace(r#"["0s", "0.5s", "1s"]"#, r#"["0s", "0.5s"]"#);
+    let e = tcplab_engine::run::run_json(&short_starts)
+        .err()
+        .expect("refused");
+    assert_eq!(e.path, "flows.cross.start", "{e}");
+    assert!(e.to_string().contains("count is 3, the list has 2"), "{e}");
+    let short_hops = THREE_HOPS.replace("[[0, 0], [1, 1], [2, 2]]", "[[0, 0], [1, 1]]");
+    let e = tcplab_engine::run::run_json(&short_hops)
+        .err()
+        .expect("refused");
+    assert_eq!(e.path, "flows.cross.hops", "{e}");
+    let bad_pair = THREE_HOPS.replace("[[0, 0], [1, 1], [2, 2]]", "[[0, 0], [1, 1], [2, 3]]");
+    let e = tcplab_engine::run::run_json(&bad_pair)
+        .err()
+        .expect("refused");
+    assert_eq!(e.path, "flows.cross.hops", "{e}");
+    assert!(e.to_string().contains("got [2, 3]"), "{e}");
+    let not_a_time = THREE_HOPS.replace(r#"["0s", "0.5s", "1s"]"#, r#"{"a": 1}"#);
+    let e = tcplab_engine::run::run_json(&not_a_time)
+        .err()
+        .expect("refused");
+    assert!(e.to_string().contains("start"), "{e}");
+    let with_joins = THREE_HOPS.replace(
+        r#""access": {"delay": "25ms"}"#,
+        r#""access": {"delay": "25ms"}, "joins": {"initial": 1, "at": "5s", "every": "1s", "factor": 2}"#,
+    );
+    let e = tcplab_engine::run::run_json(&with_joins)
+        .err()
+        .expect("refused");
+    assert_eq!(e.path, "flows.cross.start", "{e}");
+}
+
+const ASYMMETRIC: &str = r#"{"duration": "60s", "warmup": "5s",
+    "topology": {"bottleneck": {"rate": "2Mbps", "delay": "5ms", "buffer": 20,
+                                "reverse": {"rate": "512kbps", "delay": "15ms", "buffer": 10}},
+                 "access": {"rate": "1Gbps", "delay": "5ms", "buffer": 10000},
+                 "sink_access": {"rate": "1Gbps", "delay": "5ms", "buffer": 10000}},
+    "flows": {"fwd": {"kind": "tcp"}, "rev": {"kind": "tcp", "reverse": true}}}"#;
+
+#[test]
+fn an_asymmetric_link_has_its_own_numbers_each_way() {
+    let plan = plan_of(ASYMMETRIC);
+    let b: Vec<_> = plan
+        .links
+        .iter()
+        .filter(|l| l.name == "bottleneck")
+        .collect();
+    assert_eq!(b.len(), 2);
+    let (f, r) = (b[0], b[1]);
+    assert_eq!(
+        (f.rate_bps, f.delay_ns, f.buffer_pkts),
+        (2e6, 5_000_000, 20)
+    );
+    assert_eq!(
+        (r.rate_bps, r.delay_ns, r.buffer_pkts),
+        (512e3, 15_000_000, 10)
+    );
+    // each direction carries at most its own rate
+    let out = tcplab_engine::run::run_json(ASYMMETRIC).expect("runs").1;
+    for (dir, rate) in [("forward", 2e6), ("reverse", 512e3)] {
+        let l = link(&out, "bottleneck", dir);
+        assert_eq!(l.rate_bps, rate);
+        assert!(
+            l.utilization <= 1.0 && l.utilization > 0.5,
+            "{dir}: {}",
+            l.utilization
+        );
+    }
+    // a symmetric link is unchanged by an empty `reverse`
+    let empty = ASYMMETRIC.replace(
+        r#""reverse": {"rate": "512kbps", "delay": "15ms", "buffer": 10}"#,
+        r#""reverse": {}"#,
+    );
+    let p = plan_of(&empty);
+    assert_eq!(p.links[1].rate_bps, 2e6);
+    assert_eq!(p.links[1].buffer_pkts, 20);
+    let zero = ASYMMETRIC.replace(r#""rate": "512kbps""#, r#""rate": 0"#);
+    let e = tcplab_engine::run::run_json(&zero).err().expect("refused");
+    assert_eq!(e.path, "topology.bottleneck.reverse.rate", "{e}");
+    let unknown = ASYMMETRIC.replace(r#""buffer": 10}"#, r#""buffer": 10, "queue": "red"}"#);
+    let e = tcplab_engine::run::run_json(&unknown)
+        .err()
+        .expect("refused");
+    assert!(e.to_string().contains("queue"), "{e}");
+}

@@ -158,6 +158,19 @@ impl Topology {
 }
 
 impl LinkSpec {
+    /// The reverse direction of this duplex link: `reverse`'s rate, delay
+    /// and buffer where it gives them, the forward direction's otherwise.
+    pub fn reversed(&self) -> LinkSpec {
+        let mut l = self.clone();
+        if let Some(r) = self.reverse.as_ref() {
+            l.rate = r.rate.unwrap_or(l.rate);
+            l.delay = r.delay.unwrap_or(l.delay);
+            l.buffer = r.buffer.unwrap_or(l.buffer);
+        }
+        l.reverse = None;
+        l
+    }
+
     pub fn with(&self, o: &Option<LinkOverride>) -> LinkSpec {
         let mut l = self.clone();
         if let Some(o) = o {

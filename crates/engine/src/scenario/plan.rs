@@ -494,7 +494,7 @@ impl FlowGroup {
     /// Flow `j` of this group (0-based within the group): (when it may
     /// start before jitter, when it stops), for a run ending at `end`.
     pub fn flow_window(&self, j: u32, end: SimTime) -> (SimTime, SimTime) {
-        let mut start = self.start.0;
+        let mut start = self.start.of(j);
         let mut stop = self.stop.map_or(end, |s| s.0).min(end);
         if let Some(js) = &self.joins {
             if j >= js.initial {

@@ -5,7 +5,7 @@ use crate::plan::{
     Cc, ErrorModelKind, FlowKind, LinuxProfile, OutageDistribution, PeriodDistribution, Profile,
     RedMode, Selection, TopologyKind, TraceKind, Variant, WhenFull,
 };
-use crate::time::{Bytes, Duration, Freq, Rate};
+use crate::time::{Bytes, Duration, Freq, Rate, SimTime};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -202,8 +202,132 @@ pub struct ThresholdSpec {
     pub bias: Option<BTreeMap<String, f64>>,
 }
 
+/// An asymmetric link's reverse direction: what differs from the forward one.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReverseSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<u32>,
+}
+
+/// When a group's flows start: one time for all (`start = "1s"`), or one
+/// per flow, in flow order (`start = ["0s", "0.5s", "1s"]`, `count` items).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Starts {
+    One(Duration),
+    Each(Vec<Duration>),
+}
+
+impl Default for Starts {
+    fn default() -> Self {
+        Starts::One(Duration(0))
+    }
+}
+
+impl<'de> Deserialize<'de> for Starts {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            One(Duration),
+            Each(Vec<Duration>),
+        }
+        Raw::deserialize(d)
+            .map(|r| match r {
+                Raw::One(t) => Starts::One(t),
+                Raw::Each(v) => Starts::Each(v),
+            })
+            .map_err(|_| {
+                serde::de::Error::custom(
+                    "expected a start time such as \"1s\", or a list of one per flow such as [\"0s\", \"0.5s\"]",
+                )
+            })
+    }
+}
+
+impl Starts {
+    /// Flow `j`'s start (0-based within its group; validated in range).
+    pub fn of(&self, j: u32) -> SimTime {
+        match self {
+            Starts::One(t) => t.0,
+            Starts::Each(v) => v[j as usize].0,
+        }
+    }
+
+    /// The latest start of the group's flows.
+    pub fn latest(&self) -> SimTime {
+        match self {
+            Starts::One(t) => t.0,
+            Starts::Each(v) => v.iter().map(|t| t.0).max().unwrap_or(0),
+        }
+    }
+
+    /// The earliest start of the group's flows.
+    pub fn earliest(&self) -> SimTime {
+        match self {
+            Starts::One(t) => t.0,
+            Starts::Each(v) => v.iter().map(|t| t.0).min().unwrap_or(0),
+        }
+    }
+}
+
+/// A parking lot's bottlenecks a group's flows cross: one `[first, last]`
+/// for all, or one pair per flow, in flow order (`[[0, 0], [1, 1], [2, 2]]`:
+/// flow j crosses links[j] alone, the cross flows of a parking lot).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Hops {
+    All([u32; 2]),
+    Each(Vec<[u32; 2]>),
+}
+
+impl<'de> Deserialize<'de> for Hops {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            All([u32; 2]),
+            Each(Vec<[u32; 2]>),
+        }
+        Raw::deserialize(d)
+            .map(|r| match r {
+                Raw::All(h) => Hops::All(h),
+                Raw::Each(v) => Hops::Each(v),
+            })
+            .map_err(|_| {
+                serde::de::Error::custom(
+                    "expected [first, last] bottleneck indices, or a list of one such pair per flow such as [[0, 0], [1, 1]]",
+                )
+            })
+    }
+}
+
+impl Hops {
+    /// Flow `j`'s [first, last] (0-based within its group; validated in range).
+    pub fn of(&self, j: u32) -> [u32; 2] {
+        match self {
+            Hops::All(h) => *h,
+            Hops::Each(v) => v[j as usize],
+        }
+    }
+
+    /// Every pair given.
+    pub fn pairs(&self) -> &[[u32; 2]] {
+        match self {
+            Hops::All(h) => std::slice::from_ref(h),
+            Hops::Each(v) => v,
+        }
+    }
+}
+
 /// A duplex link: both directions get the same rate, delay and buffer (as
-/// ns-2's `duplex-link`).
+/// ns-2's `duplex-link`) unless `reverse` gives the reverse direction its
+/// own (an asymmetric link, as two ns-2 `simplex-link`s).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LinkSpec {
@@ -227,6 +351,10 @@ pub struct LinkSpec {
     /// Times the link is down, both directions (handoffs, paper B4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outages: Option<OutageSpec>,
+    /// The reverse direction's own rate, delay and buffer (toward the
+    /// sources: acks on a dumbbell; unset keys are the forward direction's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse: Option<ReverseSpec>,
 }
 
 /// Random packet errors. A lost packet is decided as it arrives at the link
@@ -439,8 +567,9 @@ pub struct FlowGroup {
     /// `packet_size - header_size` bytes of payload).
     #[serde(default = "default_packet_size")]
     pub packet_size: u32,
+    /// One start for every flow, or a list of one per flow (`Starts`).
     #[serde(default)]
-    pub start: Duration,
+    pub start: Starts,
     /// Each flow starts at `start + U[0, start_jitter]`.
     #[serde(default)]
     pub start_jitter: Duration,
@@ -468,8 +597,9 @@ pub struct FlowGroup {
     pub reverse: bool,
     /// Parking lot: the first and last bottleneck (indices into
     /// `topology.links`) the group's flows cross; all of them by default.
+    /// A list of pairs gives each flow its own (`Hops`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hops: Option<[u32; 2]>,
+    pub hops: Option<Hops>,
 
     // --- UDP ---
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -395,6 +395,9 @@ impl Scenario {
         self.check_topology()?;
         for (which, l) in self.topology.specs() {
             check_link(&which, l, which == "topology.bottleneck")?;
+            if l.reverse.is_some() {
+                check_link(&format!("{which}.reverse"), &l.reversed(), false)?;
+            }
         }
         for (which, l) in self.topology.specs() {
             let bias = l.threshold.as_ref().and_then(|t| t.bias.as_ref());
@@ -419,8 +422,26 @@ impl Scenario {
             if g.count == 0 {
                 return Err(err(format!("{p}.count"), "must be at least 1"));
             }
+            if let Starts::Each(v) = &g.start {
+                if v.len() != g.count as usize {
+                    return Err(err(
+                        format!("{p}.start"),
+                        format!(
+                            "a list gives one start per flow: count is {}, the list has {}",
+                            g.count,
+                            v.len()
+                        ),
+                    ));
+                }
+                if g.joins.is_some() {
+                    return Err(err(
+                        format!("{p}.start"),
+                        "a list of starts cannot be combined with joins (the schedule sets each flow's start)",
+                    ));
+                }
+            }
             if let Some(stop) = g.stop {
-                if stop.0 <= g.start.0 {
+                if stop.0 <= g.start.latest() {
                     return Err(err(format!("{p}.stop"), "must be after start"));
                 }
             }
@@ -443,7 +464,7 @@ impl Scenario {
                     None => {}
                 }
             }
-            if let Some([first, last]) = g.hops {
+            if let Some(hops) = &g.hops {
                 let k = self.topology.links.len() as u32;
                 if self.topology.kind != TopologyKind::ParkingLot {
                     return Err(err(
@@ -451,7 +472,20 @@ impl Scenario {
                         "only a parking lot's flows choose their bottlenecks",
                     ));
                 }
-                if first > last || last >= k {
+                if let Hops::Each(v) = hops {
+                    if v.len() != g.count as usize {
+                        return Err(err(
+                            format!("{p}.hops"),
+                            format!(
+                                "a list of pairs gives one [first, last] per flow: count is {}, \
+                                 the list has {}",
+                                g.count,
+                                v.len()
+                            ),
+                        ));
+                    }
+                }
+                if let Some(&[first, last]) = hops.pairs().iter().find(|&&[f, l]| f > l || l >= k) {
                     return Err(err(
                         format!("{p}.hops"),
                         format!(
@@ -724,7 +758,7 @@ pub(crate) fn check_dynamics(p: &str, g: &FlowGroup) -> Result<(), ScenarioError
         if j.every.0 == 0 {
             return Err(err(format!("{q}.every"), "must be positive"));
         }
-        if j.at.0 <= g.start.0 {
+        if j.at.0 <= g.start.latest() {
             return Err(err(format!("{q}.at"), "must be after the group's start"));
         }
         if let Some(stop) = g.stop {
@@ -759,7 +793,7 @@ pub(crate) fn check_dynamics(p: &str, g: &FlowGroup) -> Result<(), ScenarioError
         if l.every.0 == 0 {
             return Err(err(format!("{q}.every"), "must be positive"));
         }
-        if l.at.0 <= g.start.0 {
+        if l.at.0 <= g.start.latest() {
             return Err(err(format!("{q}.at"), "must be after the group's start"));
         }
     }

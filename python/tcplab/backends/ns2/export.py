@@ -432,7 +432,17 @@ def _tcl_key(name: str) -> str:
 
 
 def _link_tcl(link: _Link, a: str, b: str) -> list[str]:
-    """Tcl lines creating the duplex link a <-> b (RED: its parameters first)."""
+    """Tcl lines creating the duplex link a <-> b (RED: its parameters first); an
+    asymmetric link as ns-2's duplex-link builds one, two simplex links a -> b
+    and b -> a, each with its own numbers."""
+    if link.reverse is not None:
+        lines = []
+        for (x, y), d in (((a, b), link), ((b, a), link.reverse)):
+            lines += [f"Queue/RED set {k} {v}" for k, v in d.red]
+            lines.append(f"$ns simplex-link {x} {y} {_tcl_num(d.rate_bps)} {_tcl_num(d.delay_s)} "
+                         f"{d.ns2_queue}")
+            lines.append(f"$ns queue-limit {x} {y} {d.ns2_limit}")
+        return lines
     lines = [f"Queue/RED set {k} {v}" for k, v in link.red]
     lines.append(f"tcplab_link {a} {b} {_tcl_num(link.rate_bps)} {_tcl_num(link.delay_s)} "
                  f"{link.ns2_limit}" + ("" if link.queue == "droptail" else f" {link.ns2_queue}"))

@@ -132,10 +132,12 @@ def _parse(plan: _Plan, text: str, wd: Path) -> dict:
     for name, link, _a, _b in plan.monitored:
         for direction in ("forward", "reverse"):
             pdep, bdep, pdrops, _bdrops, _parr = series("L", f"{_tcl_key(name)}/{direction}")
+            # an asymmetric link's reverse direction has its own rate
+            rate = link.reverse.rate_bps if direction == "reverse" and link.reverse else link.rate_bps
             links.append({
                 "name": name, "direction": direction,
                 "drops": window(pdrops), "departures": window(pdep),
-                "utilization": window(bdep) * 8 / (link.rate_bps * measured),
+                "utilization": window(bdep) * 8 / (rate * measured),
             })
 
     pkg = _package_version()

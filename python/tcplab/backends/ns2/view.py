@@ -4,6 +4,7 @@ Plan and every feature ns-2 cannot run refused first (`refuse._Refusals`)."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from tcplab.backends.ns2.errors import Ns2Error
@@ -50,6 +51,9 @@ class _Link:
     outages: tuple = ()
     #: Queue/RED variables (name, value) when queue == "red".
     red: tuple[tuple[str, str], ...] = ()
+    #: An asymmetric link's reverse direction (its own rate, delay, buffer and
+    #: so RED's parameters); None when both directions are the same.
+    reverse: "_Link | None" = None
 
     @property
     def ns2_limit(self) -> int:
@@ -193,11 +197,22 @@ def _plan(scenario: dict) -> _Plan:
         raise Ns2Error("flows: every group has count = 0; nothing to simulate")
     # the forward direction of every duplex link, by its role (and hop, or flow)
     forward = [l for l in p["links"] if l["direction"] == "forward"]
+    reverse = {l["duplex"]: l for l in p["links"] if l["direction"] == "reverse"}
+
+    def _duplex(l: dict) -> _Link:
+        """A duplex link's view; an asymmetric one carries its reverse direction."""
+        fwd = _link(l, p["end_ns"])
+        back = _link({**reverse[l["duplex"]], "errors": None}, p["end_ns"])
+        if (back.rate_bps, back.delay_s, back.buffer_pkts, back.red) != (
+                fwd.rate_bps, fwd.delay_s, fwd.buffer_pkts, fwd.red):
+            return dataclasses.replace(fwd, reverse=back)
+        return fwd
+
     topo = p["topology"]
-    chain = tuple(_link(l, p["end_ns"]) for l in sorted((l for l in forward if l["role"] == "chain"),
-                                                        key=lambda l: l["hop"]))
-    own = {(l["role"], l["flow"]): _link(l, p["end_ns"]) for l in forward if l["flow"] is not None}
-    bottleneck = _link(next(l for l in forward if l["role"] == "bottleneck"), p["end_ns"]) \
+    chain = tuple(_duplex(l) for l in sorted((l for l in forward if l["role"] == "chain"),
+                                             key=lambda l: l["hop"]))
+    own = {(l["role"], l["flow"]): _duplex(l) for l in forward if l["flow"] is not None}
+    bottleneck = _duplex(next(l for l in forward if l["role"] == "bottleneck")) \
         if topo == "dumbbell" else min(chain, key=lambda l: l.rate_bps)  # the first of equals
     links_by_id = {l["id"]: l for l in p["links"]}
     flows = []

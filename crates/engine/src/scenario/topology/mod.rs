@@ -63,7 +63,11 @@ impl Layout {
                 key: key.clone(),
                 forward,
                 duplex: id,
-                spec: spec.clone(),
+                spec: if forward {
+                    spec.clone()
+                } else {
+                    spec.reversed()
+                },
             });
         }
         id

@@ -26,8 +26,8 @@ pub fn build(sc: &Scenario) -> Layout {
     for (group, g) in &sc.flows {
         let access = topo.access().with(&g.access);
         let sink_access = topo.sink_access().with(&g.sink_access);
-        let [first, last] = g.hops.unwrap_or([0, last_hop]);
-        for _ in 0..g.count {
+        for j in 0..g.count {
+            let [first, last] = g.hops.as_ref().map_or([0, last_hop], |h| h.of(j));
             let (a, s) = own_links(&mut lay, id, group, g, &access, &sink_access);
             let mut forward = vec![a];
             forward.extend(&chain[first as usize..=last as usize]);
