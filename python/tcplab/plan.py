@@ -37,8 +37,9 @@ def _core():
 
 
 def wire_bytes(scenario: Mapping, group: str) -> int:
-    """Bytes on the wire of one data packet of flow group `group` (resolved scenario)."""
-    return int(scenario["flows"][group]["packet_size"])
+    """Bytes on the wire of one data packet of flow group `group` (resolved
+    scenario), as the engine's Plan gives them."""
+    return int(Plan(scenario).first_of(group)["packet_size"])
 
 
 def payload_bytes(scenario: Mapping, group: str) -> int:
@@ -56,8 +57,8 @@ def _payload(flow: Mapping) -> int:
 def first_data_seq(scenario: Mapping) -> int:
     """Sequence number of the first data packet in the TCP traces: 1 when every
     TCP group opens with a SYN (packet 0), else 0."""
-    tcp = [g for g in scenario["flows"].values() if g["kind"] == "tcp"]
-    return 1 if all(bool(g["syn"]) for g in tcp) else 0
+    tcp = [f["tcp"] for f in Plan(scenario).engine["flows"] if f["tcp"]]
+    return 1 if all(bool(t["syn"]) for t in tcp) else 0
 
 
 def rates_bps(delivered_bytes, delivered_packets, wire_bytes_per_packet, measured_s: float):

@@ -336,9 +336,10 @@ def _fill_rates(flows: dict, sc: dict, measured_s: float) -> None:
     """Goodput (payload) and throughput (on the wire) from delivered counts
     (`tcplab.plan.rates_bps`), where an engine reports only the counts
     (`flows`: a dict of columns)."""
-    from tcplab.plan import rates_bps, wire_bytes
+    from tcplab.plan import Plan, rates_bps
 
-    size = [wire_bytes(sc, g) for g in flows["group"]]
+    by_group = {f["group"]: int(f["packet_size"]) for f in Plan(sc).engine["flows"]}
+    size = [by_group[g] for g in flows["group"]]
     goodput, throughput = rates_bps(flows["delivered_bytes"], flows["delivered_packets"], size, measured_s)
     for col, value in (("goodput_bps", goodput), ("throughput_bps", throughput)):
         if col in flows:

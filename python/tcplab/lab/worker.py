@@ -278,14 +278,14 @@ def _progress_thread(folder: Path, total_s: float, conn, stop: threading.Event) 
 def run_job(req: Mapping, conn) -> dict:
     """Run `req["doc"]` on `req["engine"]`; files into `req["folder"]`."""
     from tcplab.errors import UserError
+    from tcplab.plan import Plan
     from tcplab.scenario import resolve
-    from tcplab.units import parse_duration
 
     engine = req.get("engine", "packet")
     folder = Path(req["folder"])
     doc = req["doc"]
     sc = resolve(doc)
-    total = parse_duration(sc["duration"])
+    total = Plan(sc).end_s
     t0 = time.perf_counter()
     if engine == "packet":
         res, spill = _run_packet(sc, folder, total, conn)
@@ -313,13 +313,13 @@ def trace_plan(sc: Mapping) -> tuple[list[str], str | None]:
     """Which traces a lab run records: every change of cwnd, queue, sequence numbers
     and drops while the engine's estimate is small; beyond `FULL_TRACE_EVENTS`,
     cwnd and queue sampled `SAMPLES` times over the run, and drops (no per-packet sends)."""
+    from tcplab.plan import Plan
     from tcplab.scenario import _core
-    from tcplab.units import parse_duration
 
     est = dict(_core().estimate_budget(json.dumps(sc)))
     if est["events"] <= FULL_TRACE_EVENTS:
         return ["cwnd", "queue", "seq", "drops"], None
-    return ["cwnd", "queue", "drops"], f"{parse_duration(sc['duration']) / SAMPLES:.6g}s"
+    return ["cwnd", "queue", "drops"], f"{Plan(sc).end_s / SAMPLES:.6g}s"
 
 
 def _run_packet(sc: dict, folder: Path, total: float, conn):
