@@ -52,9 +52,7 @@ def plan() -> dict:
     return json.loads(_core().plan(json.dumps(SCENARIO)))
 
 
-def test_start_and_stop_instants_are_the_engines_flow_times(plan):
-    times = _core().flow_times(json.dumps(SCENARIO))
-    assert [(f["start_ns"], f["stop_ns"]) for f in plan["flows"]] == times
+def test_start_and_stop_instants_follow_jitter_and_schedules(plan):
     joiners = [f for f in plan["flows"] if f["group"] == "joiners"]
     # two start at 0.5 s + up to 1 s of jitter, each at its own instant
     first = [f["start_ns"] for f in joiners[:2]]
@@ -115,7 +113,7 @@ def test_routes_sizes_window_and_reference(plan):
     udp = plan["flows"][-1]
     assert udp["kind"] == "udp" and udp["tcp"] is None
     assert udp["udp"]["mean_bps"] == 1e6
-    assert plan["reference_bps"] == _core().reference_bps(json.dumps(SCENARIO)) == 10e6
+    assert plan["reference_bps"] == 10e6
     assert (plan["warmup_ns"], plan["end_ns"]) == (2 * 10**9, 20 * 10**9)
 
 

@@ -321,14 +321,6 @@ fn link_outages(py: Python<'_>, scenario_json: &str, link: u32) -> PyResult<Vec<
         .ok_or_else(|| PyValueError::new_err(format!("no link {link}")))
 }
 
-/// [(start_ns, stop_ns), ...] of every flow in id order (start jitter, join
-/// and leave schedules applied): when the packet engine starts and stops each.
-#[pyfunction]
-fn flow_times(py: Python<'_>, scenario_json: &str) -> PyResult<Vec<(u64, u64)>> {
-    let plan = plan_of(py, scenario_json)?;
-    Ok(plan.flows.iter().map(|f| (f.start_ns, f.stop_ns)).collect())
-}
-
 /// (goodput, throughput) in bit/s of each flow from its delivered payload
 /// bytes and data packets, the bytes on the wire of one of its packets and the
 /// window's length: the packet engine's report's definition
@@ -352,13 +344,6 @@ fn rates_bps(
         .zip(&wire_bytes)
         .map(|((&b, &p), &w)| tcplab_engine::sim::rates_bps(b, p, w, measured_s))
         .unzip())
-}
-
-/// The rate (bit/s) a scenario normalizes throughput by (`measure.reference`;
-/// "free" subtracts the clipped mean of every UDP shape).
-#[pyfunction]
-fn reference_bps(py: Python<'_>, scenario_json: &str) -> PyResult<f64> {
-    Ok(plan_of(py, scenario_json)?.reference_bps)
 }
 
 /// The engine's unit suffixes and their scales, the one table of them:
@@ -388,9 +373,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(estimate_budget, m)?)?;
     m.add_function(wrap_pyfunction!(udp_departures, m)?)?;
-    m.add_function(wrap_pyfunction!(reference_bps, m)?)?;
     m.add_function(wrap_pyfunction!(link_outages, m)?)?;
-    m.add_function(wrap_pyfunction!(flow_times, m)?)?;
     m.add_function(wrap_pyfunction!(plan, m)?)?;
     m.add_function(wrap_pyfunction!(rates_bps, m)?)?;
     m.add_function(wrap_pyfunction!(unit_tables, m)?)?;
