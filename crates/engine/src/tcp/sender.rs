@@ -154,13 +154,13 @@ impl TcpSender {
     /// Remember when packet `seqno` left (or that it is a retransmission),
     /// keeping every packet not yet acked in its own slot.
     fn note_sent(&mut self, seqno: i64, now: SimTime, rtx: bool) {
-        let span = (seqno - self.st.highest_ack) as usize;
+        let span = (seqno - self.st.highest_ack()) as usize;
         if span >= self.sent_at.len() {
             let len = (2 * span).next_power_of_two().max(64);
             let mut grown = vec![SimTime::MAX; len];
             let old = self.sent_at.len();
             if old > 0 {
-                for k in (self.st.highest_ack + 1)..=self.st.maxseq.min(seqno - 1) {
+                for k in (self.st.highest_ack() + 1)..=self.st.maxseq().min(seqno - 1) {
                     grown[k as usize & (len - 1)] = self.sent_at[k as usize & (old - 1)];
                 }
             }
@@ -202,7 +202,7 @@ impl TcpSender {
     /// Highest cumulative ack (−1 before any).
     #[inline]
     pub fn highest_ack(&self) -> i64 {
-        self.st.highest_ack
+        self.st.highest_ack()
     }
 
     /// The usable window, packets (ns-2 `window()`; Reno adds `dupwnd`).
@@ -213,13 +213,13 @@ impl TcpSender {
 
     /// Packets sent and not yet cumulatively acked.
     pub fn in_flight(&self) -> i64 {
-        self.st.maxseq - self.st.highest_ack
+        self.st.maxseq() - self.st.highest_ack()
     }
 
     /// The application starts a bulk transfer.
     pub fn start(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         self.active = true;
-        self.st.curseq = BULK;
+        self.st.supply_to(BULK);
         self.pacing_rate_bps = self.cc.pacing_rate_bps();
         self.send_much(now, 0, out);
     }
@@ -228,28 +228,28 @@ impl TcpSender {
     /// writes (ns-2: `curseq_` 0 until the first `sendmsg`).
     pub fn start_app(&mut self) {
         self.active = true;
-        self.st.curseq = 0;
+        self.st.supply_to(0);
     }
 
     /// The application wrote `n` packets (ns-2 `sendmsg`): send what the
     /// window allows. Ignored once stopped.
     pub fn app_write(&mut self, n: i64, now: SimTime, out: &mut Vec<Packet>) {
         if self.active {
-            self.st.curseq += n;
+            self.st.supply(n);
             self.send_much(now, 0, out);
         }
     }
 
     /// Packets written and not yet cumulatively acknowledged (sent or not).
     pub fn buffered(&self) -> i64 {
-        self.st.curseq - self.st.highest_ack - 1
+        self.st.curseq() - self.st.highest_ack() - 1
     }
 
     /// The application stops: nothing new is sent; outstanding data is still
     /// recovered. The timer is disarmed once everything is acked.
     pub fn stop(&mut self) {
         self.active = false;
-        self.st.curseq = self.st.t_seqno.max(self.st.maxseq + 1);
+        self.st.close();
     }
 
     /// Send packet `seqno` (ns-2 `output()`).
@@ -266,13 +266,12 @@ impl TcpSender {
         if self.p.ecn {
             self.ecn_bits(&mut pkt);
         }
-        let force_timer = self.st.highest_ack == self.st.maxseq;
+        let force_timer = self.st.highest_ack() == self.st.maxseq();
         self.counters.sent += 1;
         if self.send_hooks_on {
             self.send_hooks(seqno, size, now);
         }
-        if seqno > self.st.maxseq {
-            self.st.maxseq = seqno;
+        if self.st.note_output(seqno) {
             if !self.rtt.active {
                 self.rtt.active = true;
                 if seqno > self.rtt.timed_seq {
@@ -297,7 +296,7 @@ impl TcpSender {
     /// (ns-2's `SetCWRonRetransmit_`) — carries CWR.
     #[cold]
     fn ecn_bits(&mut self, pkt: &mut Packet) {
-        if !self.st.ecn {
+        if !self.st.ecn() {
             pkt.ecn = ECT;
             return;
         }
@@ -317,16 +316,16 @@ impl TcpSender {
         }
         if let Some(r) = &mut self.rate {
             // the rate table keeps the send times too
-            let rtx = seqno <= self.st.maxseq;
+            let rtx = seqno <= self.st.maxseq();
             r.on_send(
                 seqno,
                 now,
-                self.st.maxseq - self.st.highest_ack,
-                self.st.highest_ack,
+                self.st.maxseq() - self.st.highest_ack(),
+                self.st.highest_ack(),
                 rtx,
             );
         } else if self.cc.wants_ack_rtt() {
-            self.note_sent(seqno, now, seqno <= self.st.maxseq);
+            self.note_sent(seqno, now, seqno <= self.st.maxseq());
         }
         if self.pacing_rate_bps > 0.0 {
             // the next packet may leave one packet time at the pacing rate
@@ -378,12 +377,14 @@ impl TcpSender {
         }
         let mut win = self.window();
         let mut n = 0;
-        while self.st.t_seqno <= self.st.highest_ack + win && self.st.t_seqno < self.st.curseq {
+        while self.st.t_seqno() <= self.st.highest_ack() + win
+            && self.st.t_seqno() < self.st.curseq()
+        {
             if self.paced(now) {
                 return;
             }
-            self.output(self.st.t_seqno, now, out);
-            self.st.t_seqno += 1;
+            self.output(self.st.t_seqno(), now, out);
+            self.st.sent_next();
             n += 1;
             win = self.window();
             if maxburst > 0 && n == maxburst {
@@ -407,12 +408,13 @@ impl TcpSender {
     /// Limited transmit: one new packet on an early duplicate ack (RFC 3042; ns-2 `send_one()`).
     pub fn send_one(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         let st = &self.st;
-        if st.t_seqno <= st.highest_ack + st.wnd as i64
-            && st.t_seqno < st.curseq
-            && (st.t_seqno as f64) <= st.highest_ack as f64 + self.cc.cwnd() + st.dupacks as f64
+        if st.t_seqno() <= st.highest_ack() + st.wnd() as i64
+            && st.t_seqno() < st.curseq()
+            && (st.t_seqno() as f64)
+                <= st.highest_ack() as f64 + self.cc.cwnd() + st.dupacks() as f64
         {
-            self.output(self.st.t_seqno, now, out);
-            self.st.t_seqno += 1;
+            self.output(self.st.t_seqno(), now, out);
+            self.st.sent_next();
         }
     }
 
@@ -434,14 +436,14 @@ impl TcpSender {
         }
         self.set_rtx_timer(now);
         if !mild {
-            self.st.t_seqno = self.st.highest_ack + 1;
+            self.st.go_back_n();
         }
         self.rtt.active = false;
     }
 
     /// Re-arm or cancel the timer after an ack (ns-2 `newtimer()`).
     pub fn newtimer(&mut self, ack: i64, now: SimTime) {
-        if self.st.t_seqno > ack || ack < self.st.maxseq || self.cc.cwnd() < 1.0 {
+        if self.st.t_seqno() > ack || ack < self.st.maxseq() || self.cc.cwnd() < 1.0 {
             self.set_rtx_timer(now);
         } else {
             self.cancel_rtx_timer();
@@ -488,7 +490,7 @@ impl TcpSender {
         };
         if let Some(m) = m {
             self.rtt
-                .update_linux(m, ack + 1, self.st.maxseq.max(ack) + 1);
+                .update_linux(m, ack + 1, self.st.maxseq().max(ack) + 1);
         }
         self.newtimer(ack, now);
         m.map(crate::time::secs)
@@ -516,7 +518,7 @@ impl TcpSender {
         let Some(rto_at) = rto else {
             return;
         };
-        let in_flight = self.st.maxseq - self.st.highest_ack;
+        let in_flight = self.st.maxseq() - self.st.highest_ack();
         let want = if let Some(at) = r.reo_at {
             Some((at, false))
         } else if !x.fastrecov
@@ -553,21 +555,21 @@ impl TcpSender {
     #[cold]
     fn send_probe(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         let st = &self.st;
-        let new = st.t_seqno > st.maxseq
-            && st.t_seqno < st.curseq
-            && st.t_seqno <= st.highest_ack + st.wnd as i64;
+        let new = st.t_seqno() > st.maxseq()
+            && st.t_seqno() < st.curseq()
+            && st.t_seqno() <= st.highest_ack() + st.wnd() as i64;
         let seq = if new {
-            self.st.t_seqno
-        } else if st.maxseq > st.highest_ack {
-            st.maxseq
+            self.st.t_seqno()
+        } else if st.maxseq() > st.highest_ack() {
+            st.maxseq()
         } else {
             return;
         };
         self.output(seq, now, out);
         if new {
-            self.st.t_seqno += 1;
+            self.st.sent_next();
         }
-        let high = self.st.maxseq;
+        let high = self.st.maxseq();
         if let Some(r) = self.rec.rack_mut() {
             r.tlp_high = Some(high);
             r.tlp_retrans = !new;
@@ -579,7 +581,7 @@ impl TcpSender {
     /// RACK notes the send time of packet `seqno` (before `maxseq` moves).
     #[inline]
     fn rack_on_send(&mut self, seqno: i64, now: SimTime) {
-        let (base, maxseq) = (self.st.highest_ack + 1, self.st.maxseq);
+        let (base, maxseq) = (self.st.highest_ack() + 1, self.st.maxseq());
         if let Some(r) = self.rec.rack_mut() {
             r.on_send(seqno, now, base, maxseq);
         }
@@ -589,7 +591,7 @@ impl TcpSender {
     #[cold]
     fn probe_reduce(&mut self, window: f64) {
         self.cc.on_congestion_event(window, false, false);
-        self.cwr_pending = self.st.ecn;
+        self.cwr_pending = self.st.ecn();
     }
 
     /// Hand RACK the time and the smoothed RTT of the event at hand.
@@ -627,8 +629,8 @@ impl TcpSender {
                             rtt_s: sample,
                             ack_rtt_ns: None,
                             highest_ack: ack,
-                            next_seq: self.st.maxseq + 1,
-                            in_flight: self.st.maxseq - ack,
+                            next_seq: self.st.maxseq() + 1,
+                            in_flight: self.st.maxseq() - ack,
                             rate: None,
                             ece: false,
                             grow,
@@ -649,7 +651,7 @@ impl TcpSender {
                 self.counters.fast_retransmits += 1;
                 // recovery has just recorded the dupack as the last window change
                 self.cc.on_congestion_event(window, to_one, false);
-                self.cwr_pending = self.st.ecn;
+                self.cwr_pending = self.st.ecn();
             }
             Action::RepairAfterEcn { to_one } => {
                 self.counters.fast_retransmits += 1;
@@ -692,7 +694,7 @@ impl TcpSender {
                 rate.on_sacked(k);
             }
         }
-        rate.on_cum_ack(self.st.highest_ack);
+        rate.on_cum_ack(self.st.highest_ack());
     }
 
     /// A new ack for a controller with per-packet state: its RTT and rate
@@ -719,7 +721,7 @@ impl TcpSender {
                 rtt_s: sample,
                 ack_rtt_ns,
                 highest_ack: ack,
-                next_seq: self.st.maxseq + 1,
+                next_seq: self.st.maxseq() + 1,
                 in_flight: self.packets_in_flight(ack),
                 rate,
                 ece: self.ece,
@@ -744,37 +746,37 @@ impl TcpSender {
     fn packets_in_flight(&self, ack: i64) -> i64 {
         match &self.rec {
             Recovery::Sack(x) if x.loss => x.pipe,
-            _ => (self.st.t_seqno - 1).min(self.st.maxseq) - ack,
+            _ => (self.st.t_seqno() - 1).min(self.st.maxseq()) - ack,
         }
     }
 
     /// The retransmission timer expired (ns-2 `TcpAgent::timeout()`); the
     /// variant's own part has run first.
     fn base_timeout(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        let nothing_outstanding = self.st.highest_ack == self.st.maxseq;
-        self.st.recover = self.st.maxseq;
-        if self.st.highest_ack == -1 {
+        let nothing_outstanding = self.st.highest_ack() == self.st.maxseq();
+        self.st.mark_recover();
+        if self.st.highest_ack() == -1 {
             self.cc.on_first_packet_lost();
         }
-        self.cwr_pending = self.st.ecn;
+        self.cwr_pending = self.st.ecn();
         let w = self.st.windowd(self.cc.cwnd());
         if nothing_outstanding {
-            let after = self.st.last_cwnd_action == CwndAction::Timeout;
+            let after = self.st.last_cwnd_action() == CwndAction::Timeout;
             self.cc.on_rto(w, false, after);
-        } else if self.st.ecn && self.st.last_cwnd_action == CwndAction::Ecn {
+        } else if self.st.ecn() && self.st.last_cwnd_action() == CwndAction::Ecn {
             // in the window an echoed mark reduced: restart from one packet,
             // ssthresh kept (ns-2's timeout() "if we are in recovery from a
             // recent ECN, don't cut down ssthresh_"; not counted in nrexmit_)
             self.cc.on_rto(w, false, false);
         } else {
             self.counters.timeouts += 1;
-            self.st.last_cwnd_action = CwndAction::Timeout;
+            self.st.note_cwnd_action(CwndAction::Timeout);
             self.cc.on_rto(w, true, true);
         }
         // go-back-N (ns-2) — but Linux's loss state resends what RACK's
         // timeout marked, from where it is (`snd_nxt` stays)
         self.reset_rtx_timer(now, self.rack, !nothing_outstanding);
-        self.st.last_cwnd_action = CwndAction::Timeout;
+        self.st.note_cwnd_action(CwndAction::Timeout);
         self.send_much(now, 0, out);
     }
 
@@ -806,9 +808,9 @@ impl TcpSender {
         if matches!(&self.rate, Some(r) if r.pending()) {
             // an ack that only SACKs: the controller sees it too
             // (`tcp_ack` calls `cong_control` on every ack that delivers)
-            self.ack_hooks(self.st.highest_ack, 0, false, None, now);
+            self.ack_hooks(self.st.highest_ack(), 0, false, None, now);
         }
-        if !self.active && self.st.highest_ack >= self.st.maxseq {
+        if !self.active && self.st.highest_ack() >= self.st.maxseq() {
             self.cancel_rtx_timer();
         }
         if rack {
@@ -825,9 +827,9 @@ impl TcpSender {
     #[cold]
     fn ecn_echo(&mut self, ack: i64) {
         let st = &mut self.st;
-        if ack > st.recover || st.last_cwnd_action == CwndAction::Timeout {
-            st.recover = st.maxseq;
-            st.last_cwnd_action = CwndAction::Ecn;
+        if ack > st.recover() || st.last_cwnd_action() == CwndAction::Timeout {
+            st.mark_recover();
+            st.note_cwnd_action(CwndAction::Ecn);
             if self.cc.cwnd() <= 1.0 {
                 // a window of one marked again: back off as for a timeout
                 if self.ecn_backoff {
@@ -850,7 +852,7 @@ impl TcpSender {
                 return self.early_timeout(e, now, out);
             }
         }
-        if !self.active && self.st.highest_ack >= self.st.maxseq {
+        if !self.active && self.st.highest_ack() >= self.st.maxseq() {
             return;
         }
         if self.rack {

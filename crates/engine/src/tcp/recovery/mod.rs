@@ -107,7 +107,7 @@ pub fn cumulative_ack(pkt: &Packet) -> i64 {
 /// Advance the sequence space to `ack` and say so.
 #[inline]
 fn new_ack(st: &mut TcpState, ack: i64, grow: bool) -> Action {
-    let acked = ack - st.last_ack;
+    let acked = ack - st.last_ack();
     st.advance(ack);
     Action::NewAck { ack, acked, grow }
 }
@@ -186,12 +186,12 @@ pub(crate) enum FastRetransmit {
 /// repaired; otherwise `bugFix_` holds it back.
 #[inline]
 pub(crate) fn fast_retransmit(st: &TcpState, allow: bool) -> FastRetransmit {
-    let recovered = st.highest_ack > st.recover;
-    if recovered || (!st.bug_fix && !st.ecn) || allow || st.highest_ack == 0 {
+    let recovered = st.highest_ack() > st.recover();
+    if recovered || (!st.bug_fix() && !st.ecn()) || allow || st.highest_ack() == 0 {
         FastRetransmit::Reduce
-    } else if st.ecn && st.last_cwnd_action == CwndAction::Ecn {
+    } else if st.ecn() && st.last_cwnd_action() == CwndAction::Ecn {
         FastRetransmit::AfterEcn
-    } else if !st.bug_fix {
+    } else if !st.bug_fix() {
         FastRetransmit::Reduce
     } else {
         FastRetransmit::No
@@ -202,8 +202,8 @@ pub(crate) fn fast_retransmit(st: &TcpState, allow: bool) -> FastRetransmit {
 /// recovery point is the highest packet sent, and the congestion control cuts
 /// (to one packet for Tahoe's slow start, to the reduced window otherwise).
 pub(crate) fn begin_recovery(st: &mut TcpState, cwnd: f64, acts: &mut Actions, to_one: bool) {
-    st.recover = st.maxseq;
-    st.last_cwnd_action = CwndAction::Dupack;
+    st.mark_recover();
+    st.note_cwnd_action(CwndAction::Dupack);
     acts.push(Action::EnterRecovery {
         window: st.windowd(cwnd),
         to_one,

@@ -291,7 +291,7 @@ impl State {
         cwnd: f64,
         acts: &mut Actions,
     ) {
-        let before = (st.highest_ack, self.scb.total as i64);
+        let before = (st.highest_ack(), self.scb.total as i64);
         if self.rack.is_some() {
             self.on_ack_rack(st, ack, blocks, cwnd, acts);
         } else {
@@ -299,9 +299,9 @@ impl State {
         }
         if self.fastrecov {
             if let Some(p) = &mut self.prr {
-                let this = (st.highest_ack - before.0) + (self.scb.total as i64 - before.1);
+                let this = (st.highest_ack() - before.0) + (self.scb.total as i64 - before.1);
                 p.this = this;
-                p.una_advanced = st.highest_ack > before.0;
+                p.una_advanced = st.highest_ack() > before.0;
                 p.delivered += this.max(0);
                 p.sndcnt = None;
             }
@@ -317,47 +317,47 @@ impl State {
         cwnd: f64,
         acts: &mut Actions,
     ) {
-        let valid = ack >= st.last_ack;
+        let valid = ack >= st.last_ack();
         if !self.fastrecov {
-            if ack > st.last_ack {
+            if ack > st.last_ack() {
                 acts.push(new_ack(st, ack, true));
                 self.after_timeout = false;
                 self.scb.clear();
-            } else if ack == st.last_ack && !self.after_timeout {
-                self.scb.update(st.highest_ack, blocks);
+            } else if ack == st.last_ack() && !self.after_timeout {
+                self.scb.update(st.highest_ack(), blocks);
                 if self.scb.changed {
-                    st.dupacks += 1;
-                    if st.dupacks == st.dupack_threshold {
+                    st.count_dupack();
+                    if st.dupacks() == st.dupack_threshold() {
                         self.dupack_action(st, cwnd, acts);
-                    } else if st.dupacks < st.dupack_threshold && st.limited_transmit {
+                    } else if st.dupacks() < st.dupack_threshold() && st.limited_transmit() {
                         acts.push(Action::SendOne);
                     }
                 }
             }
-            if valid && st.dupacks == 0 {
+            if valid && st.dupacks() == 0 {
                 acts.push(Action::SendMuch { maxburst: 0 });
             }
         } else {
             self.pipe -= 1;
-            if ack >= st.recover {
+            if ack >= st.recover() {
                 // Recovery is over; cwnd stays at β·W (no growth on this ack).
-                st.recover = 0;
+                st.clear_recover();
                 self.fastrecov = false;
                 acts.push(Action::ExitRecovery);
                 acts.push(new_ack(st, ack, false));
                 self.after_timeout = false;
                 self.scb.clear();
-            } else if ack > st.highest_ack {
+            } else if ack > st.highest_ack() {
                 // Partial ack: the retransmission arrived, count it out of the pipe.
-                st.highest_ack = ack;
+                st.sack_partial_ack(ack);
                 self.scb.update(ack, blocks);
                 self.pipe -= 1;
                 acts.push(Action::Newtimer(ack));
                 acts.push(Action::ResetBackoff);
             } else if !self.after_timeout {
-                self.scb.update(st.highest_ack, blocks);
-                if self.scb.changed && st.dupacks > 0 {
-                    st.dupacks += 1;
+                self.scb.update(st.highest_ack(), blocks);
+                if self.scb.changed && st.dupacks() > 0 {
+                    st.count_dupack();
                 }
             }
             if valid {
@@ -388,12 +388,12 @@ impl State {
             FastRetransmit::No => return,
         };
         if reduce {
-            st.recover = st.maxseq;
+            st.mark_recover();
         }
         acts.push(Action::ResetTimer { mild: true });
         if fast_retransmit_now {
-            self.pipe = st.maxseq - st.highest_ack - st.dupack_threshold as i64;
-            self.scb.mark_retran(st.highest_ack + 1);
+            self.pipe = st.maxseq() - st.highest_ack() - st.dupack_threshold() as i64;
+            self.scb.mark_retran(st.highest_ack() + 1);
         }
         self.fastrecov = true;
         if let Some(p) = &mut self.prr {
@@ -403,7 +403,7 @@ impl State {
                 ..Default::default()
             };
         }
-        st.last_cwnd_action = CwndAction::Dupack;
+        st.note_cwnd_action(CwndAction::Dupack);
         acts.push(if reduce {
             Action::EnterRecovery {
                 window: st.windowd(cwnd),
@@ -413,7 +413,7 @@ impl State {
             Action::RepairAfterEcn { to_one: false }
         });
         acts.push(if fast_retransmit_now {
-            Action::Retransmit(st.last_ack + 1)
+            Action::Retransmit(st.last_ack() + 1)
         } else {
             Action::SendMuch { maxburst: 0 }
         });
@@ -440,32 +440,34 @@ impl State {
         } else if self.loss {
             self.pipe < cwnd as i64
         } else {
-            st.t_seqno <= st.last_ack + st.window(cwnd)
+            st.t_seqno() <= st.last_ack() + st.window(cwnd)
         };
-        if !open || st.last_ack + 1 >= st.curseq {
+        if !open || st.last_ack() + 1 >= st.curseq() {
             return None;
         }
         let hole = match &mut self.rack {
             None => self.scb.next_retran(),
-            Some(r) => r.next_lost(st.highest_ack + 1, st.maxseq),
+            Some(r) => r.next_lost(st.highest_ack() + 1, st.maxseq()),
         };
         let seq = match hole {
             None => {
                 let room = if self.fastrecov || self.loss {
-                    st.t_seqno <= st.highest_ack + st.wnd as i64
+                    st.t_seqno() <= st.highest_ack() + st.wnd() as i64
                 } else {
-                    st.t_seqno <= st.highest_ack + st.window(cwnd)
+                    st.t_seqno() <= st.highest_ack() + st.window(cwnd)
                 };
-                if room && st.t_seqno < st.curseq {
-                    let q = st.t_seqno;
-                    st.t_seqno += 1;
+                if room && st.t_seqno() < st.curseq() {
+                    let q = st.t_seqno();
+                    st.sent_next();
                     q
                 } else {
                     return None;
                 }
             }
             Some(x) => {
-                if (st.recover > 0 || self.rack.is_some()) && x <= st.highest_ack + st.wnd as i64 {
+                if (st.recover() > 0 || self.rack.is_some())
+                    && x <= st.highest_ack() + st.wnd() as i64
+                {
                     self.scb.mark_retran(x);
                     x
                 } else {
@@ -473,9 +475,7 @@ impl State {
                 }
             }
         };
-        if st.t_seqno <= seq {
-            st.t_seqno = seq + 1;
-        }
+        st.skip_past(seq);
         self.pipe += 1;
         if self.fastrecov {
             if let Some(p) = &mut self.prr {
@@ -492,16 +492,14 @@ impl State {
     /// what is SACKed, less the `lost` packets not yet resent.
     #[inline]
     fn linux_pipe(&self, st: &TcpState, lost: i64) -> i64 {
-        (st.maxseq - st.highest_ack) - self.scb.total() - lost
+        (st.maxseq() - st.highest_ack()) - self.scb.total() - lost
     }
 
     /// SACK's part of a timeout (ns-2 `Sack1TcpAgent::timeout()`).
     pub fn timeout_prelude(&mut self, st: &mut TcpState) {
-        st.dupacks = 0;
-        if st.highest_ack > st.last_ack {
-            st.last_ack = st.highest_ack;
-        }
-        st.recover = st.maxseq;
+        st.clear_dupacks();
+        st.catch_up_last_ack();
+        st.mark_recover();
         self.fastrecov = false;
         self.after_timeout = true;
         match &mut self.rack {
@@ -511,7 +509,7 @@ impl State {
                 // here) and marks the rest lost: the loss state resends
                 // only those, while the pipe is below the window
                 let scb = &self.scb;
-                let lost = r.on_timeout(st.highest_ack + 1, st.maxseq, |k| scb.is_sacked(k));
+                let lost = r.on_timeout(st.highest_ack() + 1, st.maxseq(), |k| scb.is_sacked(k));
                 self.loss = true;
                 self.pipe = self.linux_pipe(st, lost);
             }
@@ -531,10 +529,10 @@ impl State {
         cwnd: f64,
         acts: &mut Actions,
     ) {
-        let valid = ack >= st.last_ack;
+        let valid = ack >= st.last_ack();
         let mut r = self.rack.take().expect("RACK");
         let now = r.now;
-        let una = st.highest_ack;
+        let una = st.highest_ack();
         // SACK first, then the cumulative ack (the kernel's order)
         let (note, sacked_now) = (self.note_sacked, &mut self.sacked_now);
         self.scb.update_with(una, blocks, |k| {
@@ -552,7 +550,7 @@ impl State {
         // the probe's fate (`tcp_process_tlp_ack`)
         if let Some(high) = r.tlp_high {
             if ack >= high {
-                if !r.tlp_retrans || (ack == st.last_ack && !changed) {
+                if !r.tlp_retrans || (ack == st.last_ack() && !changed) {
                     // new data acked, or a plain duplicate ack: the
                     // original arrived as well as the probe — no loss
                     r.tlp_high = None;
@@ -566,21 +564,21 @@ impl State {
                 }
             }
         }
-        let dupack = ack == st.last_ack && changed;
-        if self.loss && ack >= st.recover {
+        let dupack = ack == st.last_ack() && changed;
+        if self.loss && ack >= st.recover() {
             // everything sent before the timeout is delivered: the loss
             // state is over (`tcp_process_loss`, "recovered")
             self.loss = false;
         }
         if !self.fastrecov {
-            if ack > st.last_ack {
+            if ack > st.last_ack() {
                 acts.push(new_ack(st, ack, true));
                 self.after_timeout = false;
             } else if dupack && !self.loss {
-                st.dupacks += 1;
+                st.count_dupack();
             }
             // no reordering window in the loss state either (`tcp_rack_reo_wnd`)
-            let zero_wnd = self.loss || self.scb.total() >= st.dupack_threshold as i64;
+            let zero_wnd = self.loss || self.scb.total() >= st.dupack_threshold() as i64;
             if r.wants_detection(self.scb.total() > 0, self.loss) {
                 let scb = &self.scb;
                 r.detect(now, r.srtt, zero_wnd, |k| scb.is_sacked(k));
@@ -596,22 +594,22 @@ impl State {
                     // (`tcp_init_cwnd_reduction` clears `tlp_high_seq`)
                     r.tlp_high = None;
                 }
-            } else if dupack && st.limited_transmit {
+            } else if dupack && st.limited_transmit() {
                 acts.push(Action::SendOne);
             }
-            if valid && st.dupacks == 0 && !self.fastrecov {
+            if valid && st.dupacks() == 0 && !self.fastrecov {
                 acts.push(Action::SendMuch { maxburst: 0 });
             }
         } else {
-            if ack >= st.recover {
-                st.recover = 0;
+            if ack >= st.recover() {
+                st.clear_recover();
                 self.fastrecov = false;
                 acts.push(Action::ExitRecovery);
                 acts.push(new_ack(st, ack, false));
                 self.after_timeout = false;
-            } else if ack > st.highest_ack {
+            } else if ack > st.highest_ack() {
                 // a partial ack
-                st.highest_ack = ack;
+                st.sack_partial_ack(ack);
                 acts.push(Action::Newtimer(ack));
                 acts.push(Action::ResetBackoff);
             }
@@ -637,7 +635,7 @@ impl State {
             return;
         };
         let zero_wnd =
-            self.fastrecov || self.loss || self.scb.total() >= st.dupack_threshold as i64;
+            self.fastrecov || self.loss || self.scb.total() >= st.dupack_threshold() as i64;
         let scb = &self.scb;
         let marked = r.detect(r.now, r.srtt, zero_wnd, |k| scb.is_sacked(k));
         self.pipe = self.linux_pipe(st, r.lost);

@@ -20,17 +20,17 @@ use crate::tcp::state::{CwndAction, TcpState};
 
 #[inline]
 pub fn on_ack(st: &mut TcpState, ack: i64, cwnd: f64, acts: &mut Actions) {
-    if ack > st.last_ack {
+    if ack > st.last_ack() {
         acts.push(new_ack(st, ack, true));
-    } else if ack == st.last_ack {
-        st.dupacks += 1;
-        if st.dupacks == st.dupack_threshold {
+    } else if ack == st.last_ack() {
+        st.count_dupack();
+        if st.dupacks() == st.dupack_threshold() {
             dupack_action(st, cwnd, acts);
-        } else if st.dupacks < st.dupack_threshold && st.limited_transmit {
+        } else if st.dupacks() < st.dupack_threshold() && st.limited_transmit() {
             acts.push(Action::SendOne);
         }
     }
-    if ack >= st.last_ack {
+    if ack >= st.last_ack() {
         acts.push(Action::SendMuch { maxburst: 0 });
     }
 }
@@ -41,7 +41,7 @@ fn dupack_action(st: &mut TcpState, cwnd: f64, acts: &mut Actions) {
         FastRetransmit::AfterEcn => {
             // the mark already set ssthresh for this window: restart from
             // one packet and keep it (ns-2 `slowdown(CLOSE_CWND_ONE)`)
-            st.last_cwnd_action = CwndAction::Dupack;
+            st.note_cwnd_action(CwndAction::Dupack);
             acts.push(Action::RepairAfterEcn { to_one: true });
         }
         FastRetransmit::No => return,
