@@ -103,10 +103,10 @@ impl Sim {
                 Agent::Tcp { snd, sink } => FlowCount {
                     delivered_packets: sink.delivered_packets,
                     delivered_bytes: sink.delivered_bytes,
-                    sent: snd.counters.sent,
-                    retransmissions: snd.counters.retransmissions,
-                    timeouts: snd.counters.timeouts,
-                    fast_retransmits: snd.counters.fast_retransmits,
+                    sent: snd.counters().sent,
+                    retransmissions: snd.counters().retransmissions,
+                    timeouts: snd.counters().timeouts,
+                    fast_retransmits: snd.counters().fast_retransmits,
                     drops,
                 },
                 Agent::Udp {

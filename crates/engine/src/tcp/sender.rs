@@ -25,30 +25,30 @@ pub struct TcpCounters {
 }
 
 pub struct TcpSender {
-    pub flow: u32,
-    pub p: TcpParams,
+    flow: u32,
+    p: TcpParams,
     /// Sequence space and the facts loss recovery shares.
-    pub st: TcpState,
-    pub cc: Controller,
-    pub rec: Recovery,
+    st: TcpState,
+    cc: Controller,
+    rec: Recovery,
     /// Send times by packet, for a controller that takes an RTT sample on
     /// every ack as Linux does (empty otherwise): packet k at slot
     /// k mod len; `SimTime::MAX` marks a retransmission (Karn's rule).
     sent_at: Vec<SimTime>,
     /// Delivery-rate state (`tcp_rate.c`) for a controller that takes rate
     /// samples; `None` otherwise.
-    pub rate: Option<Box<super::rate::RateState>>,
+    rate: Option<Box<super::rate::RateState>>,
     /// The pacer: the earliest time the next packet may leave; a rate of
     /// 0 means no pacing (every controller but one that sets a rate).
-    pub pacing_rate_bps: f64,
-    pub next_send: SimTime,
+    pacing_rate_bps: f64,
+    next_send: SimTime,
     /// The last gap the pacer computed: (rate, packet size, ns) — the rate
     /// changes far less often than packets leave.
     pace_gap: (f64, u32, SimTime),
     /// The pacer holds packets back until this time (None: not waiting).
-    pub pace_deadline: Option<SimTime>,
+    pace_deadline: Option<SimTime>,
     /// Time of this sender's one pending pacer event (MAX if none).
-    pub pace_entry: SimTime,
+    pace_entry: SimTime,
     /// The controller keeps per-packet state beside the window (send
     /// times, rate samples, a pacer): CUBIC and BBR. Reno's family does
     /// not, and its hot path tests this one flag instead of each hook.
@@ -64,14 +64,14 @@ pub struct TcpSender {
     /// Classic ECN: a mark was echoed at a window of one packet or less;
     /// another such mark backs the timer off (ns-2 `ecn_backoff_`).
     ecn_backoff: bool,
-    pub rtt: RttEstimator,
+    rtt: RttEstimator,
     /// The sender has been started and not stopped.
-    pub active: bool,
+    active: bool,
     /// Retransmission timer deadline, if armed.
-    pub rto_deadline: Option<SimTime>,
+    rto_deadline: Option<SimTime>,
     /// Time of this sender's live entry in the event queue (MAX if none).
-    pub rto_entry: SimTime,
-    pub counters: TcpCounters,
+    rto_entry: SimTime,
+    counters: TcpCounters,
     /// RACK-TLP's reordering or probe timer, when it holds the one timer
     /// in the RTO's place (`rto_deadline` is then its time).
     early: Option<Early>,
@@ -116,12 +116,9 @@ impl TcpSender {
         // SACK recovery sends while its pipe is below cwnd, which with RACK
         // let a BBR startup overshoot to thousands of packets and stall (a
         // merge of two branches found it): BBR keeps PRR until that is fixed
-        let mut rec = Recovery::new(p.variant, linux, linux);
-        let rack = rec.rack_mut().is_some();
         let bbr = matches!(p.cc, super::cc::Cc::Bbr);
-        if let Recovery::Sack(x) = &mut rec {
-            x.note_sacked = bbr;
-        }
+        let mut rec = Recovery::new(p.variant, linux, linux, bbr);
+        let rack = rec.rack_mut().is_some();
         TcpSender {
             flow,
             p,
@@ -181,6 +178,81 @@ impl TcpSender {
         }
         let t = self.sent_at[ack as usize & (self.sent_at.len() - 1)];
         (t <= now).then(|| now - t)
+    }
+
+    /// The RTT estimator (read-only: the sender feeds it).
+    #[inline]
+    pub fn rtt(&self) -> &RttEstimator {
+        &self.rtt
+    }
+
+    /// What this sender has done so far.
+    #[inline]
+    pub fn counters(&self) -> &TcpCounters {
+        &self.counters
+    }
+
+    /// The congestion control (read-only).
+    #[inline]
+    pub fn cc(&self) -> &Controller {
+        &self.cc
+    }
+
+    /// The loss recovery (read-only).
+    #[inline]
+    pub fn recovery(&self) -> &Recovery {
+        &self.rec
+    }
+
+    /// The sender has been started and not stopped.
+    #[inline]
+    pub fn is_active(&self) -> bool {
+        self.active
+    }
+
+    /// When the one retransmission (or RACK-TLP) timer is due, if armed.
+    #[inline]
+    pub fn rto_deadline(&self) -> Option<SimTime> {
+        self.rto_deadline
+    }
+
+    /// The time of this sender's live timer entry in the event queue
+    /// (`SimTime::MAX`: none).
+    #[inline]
+    pub fn rto_entry(&self) -> SimTime {
+        self.rto_entry
+    }
+
+    /// The event queue holds this sender's timer entry for time `at`
+    /// (`SimTime::MAX`: it holds none, the entry having fired).
+    #[inline]
+    pub fn note_rto_entry(&mut self, at: SimTime) {
+        self.rto_entry = at;
+    }
+
+    /// The pacer holds packets back until this time (None: not waiting).
+    #[inline]
+    pub fn pace_deadline(&self) -> Option<SimTime> {
+        self.pace_deadline
+    }
+
+    /// The event queue holds no pacer event for this sender.
+    #[inline]
+    pub fn pace_unscheduled(&self) -> bool {
+        self.pace_entry == SimTime::MAX
+    }
+
+    /// The event queue holds this sender's pacer event for time `at`.
+    #[inline]
+    pub fn note_pace_entry(&mut self, at: SimTime) {
+        self.pace_entry = at;
+    }
+
+    /// The pacer's event fired: none is pending, nothing waits.
+    #[inline]
+    pub fn pace_fired(&mut self) {
+        self.pace_entry = SimTime::MAX;
+        self.pace_deadline = None;
     }
 
     pub fn variant(&self) -> Variant {
@@ -272,13 +344,7 @@ impl TcpSender {
             self.send_hooks(seqno, size, now);
         }
         if self.st.note_output(seqno) {
-            if !self.rtt.active {
-                self.rtt.active = true;
-                if seqno > self.rtt.timed_seq {
-                    self.rtt.timed_seq = seqno;
-                    self.rtt.timed_at = now;
-                }
-            }
+            self.rtt.time_new(seqno, now);
         } else {
             pkt.rtx = true;
             self.counters.retransmissions += 1;
@@ -420,7 +486,7 @@ impl TcpSender {
 
     #[inline]
     pub fn set_rtx_timer(&mut self, now: SimTime) {
-        self.rto_deadline = Some(now + self.rtt.timeout_ns);
+        self.rto_deadline = Some(now + self.rtt.timeout_ns());
     }
 
     #[inline]
@@ -438,7 +504,7 @@ impl TcpSender {
         if !mild {
             self.st.go_back_n();
         }
-        self.rtt.active = false;
+        self.rtt.stop_timing();
     }
 
     /// Re-arm or cancel the timer after an ack (ns-2 `newtimer()`).
@@ -455,18 +521,17 @@ impl TcpSender {
     /// re-arm the timer. Returns the sample, seconds.
     #[inline(always)]
     fn newack_timing(&mut self, ack: i64, now: SimTime) -> Option<f64> {
-        if self.rtt.linux.is_some() {
+        if self.rtt.is_linux() {
             return self.linux_timing(ack, now);
         }
         let mut sample = None;
-        if self.rtt.active && ack >= self.rtt.timed_seq {
+        if let Some(m) = self.rtt.sample_ack(ack, now) {
             // (not while marks keep a one-packet window backed off)
             if !(self.ecn_backoff && self.ect && self.ece) {
                 self.rtt.reset_backoff();
                 self.ecn_backoff = false;
             }
-            self.rtt.active = false;
-            let tao = crate::time::secs(now - self.rtt.timed_at);
+            let tao = crate::time::secs(m);
             self.rtt.update(now, tao);
             sample = Some(tao);
         }
@@ -481,12 +546,8 @@ impl TcpSender {
     #[cold]
     fn linux_timing(&mut self, ack: i64, now: SimTime) -> Option<f64> {
         let m = match self.rec.rack_mut() {
-            Some(r) => r.ack_rtt.take(),
-            None if self.rtt.active && ack >= self.rtt.timed_seq => {
-                self.rtt.active = false;
-                Some(now - self.rtt.timed_at)
-            }
-            None => None,
+            Some(r) => r.take_ack_rtt(),
+            None => self.rtt.sample_ack(ack, now),
         };
         if let Some(m) = m {
             self.rtt
@@ -505,7 +566,7 @@ impl TcpSender {
         let Recovery::Sack(x) = &self.rec else {
             return;
         };
-        let Some(r) = x.rack.as_deref() else {
+        let Some(r) = x.rack() else {
             return;
         };
         // the RTO the ns-2 logic wants: the displaced one while the early
@@ -519,16 +580,10 @@ impl TcpSender {
             return;
         };
         let in_flight = self.st.maxseq() - self.st.highest_ack();
-        let want = if let Some(at) = r.reo_at {
+        let want = if let Some(at) = r.reo_at() {
             Some((at, false))
-        } else if !x.fastrecov
-            && !x.loss
-            && !x.after_timeout
-            && x.scb.total() == 0
-            && r.tlp_high.is_none()
-            && in_flight > 0
-        {
-            let srtt = self.rtt.linux.as_ref().map_or(0, |l| l.srtt_us >> 3) as SimTime * 1000;
+        } else if x.may_probe() && in_flight > 0 {
+            let srtt = self.rtt.linux_srtt_ns();
             let pto = if srtt == 0 {
                 self.p.initial_rto_ns // TCP_TIMEOUT_INIT
             } else if in_flight == 1 {
@@ -571,9 +626,7 @@ impl TcpSender {
         }
         let high = self.st.maxseq();
         if let Some(r) = self.rec.rack_mut() {
-            r.tlp_high = Some(high);
-            r.tlp_retrans = !new;
-            r.probes += 1;
+            r.on_probe_sent(high, !new);
         }
         self.set_rtx_timer(now);
     }
@@ -597,11 +650,10 @@ impl TcpSender {
     /// Hand RACK the time and the smoothed RTT of the event at hand.
     #[inline(never)]
     fn rack_clock(&mut self, now: SimTime) -> bool {
-        let srtt = self.rtt.linux.as_ref().map_or(0, |l| l.srtt_us >> 3) as SimTime * 1000;
+        let srtt = self.rtt.linux_srtt_ns();
         match self.rec.rack_mut() {
             Some(r) => {
-                r.now = now;
-                r.srtt = srtt;
+                r.set_clock(now, srtt);
                 true
             }
             None => false,
@@ -667,10 +719,7 @@ impl TcpSender {
             Action::Newtimer(ack) => self.newtimer(ack, now),
             Action::ResetBackoff => self.rtt.reset_backoff(),
             Action::StopTiming(ack) => {
-                if self.rtt.active && ack >= self.rtt.timed_seq {
-                    self.rtt.active = false;
-                    self.rtt.reset_backoff();
-                }
+                self.rtt.discard_sample(ack);
             }
             Action::Deflate(n) => self.cc.deflate(n),
             Action::Retransmit(seq) => self.output(seq, now, out),
@@ -690,7 +739,7 @@ impl TcpSender {
             return;
         };
         if let Recovery::Sack(x) = &mut self.rec {
-            for k in x.sacked_now.drain(..) {
+            for k in x.drain_sacked_now() {
                 rate.on_sacked(k);
             }
         }
@@ -745,9 +794,10 @@ impl TcpSender {
     #[inline]
     fn packets_in_flight(&self, ack: i64) -> i64 {
         match &self.rec {
-            Recovery::Sack(x) if x.loss => x.pipe,
-            _ => (self.st.t_seqno() - 1).min(self.st.maxseq()) - ack,
+            Recovery::Sack(x) => x.loss_pipe(),
+            _ => None,
         }
+        .unwrap_or_else(|| (self.st.t_seqno() - 1).min(self.st.maxseq()) - ack)
     }
 
     /// The retransmission timer expired (ns-2 `TcpAgent::timeout()`); the
@@ -971,17 +1021,17 @@ mod tests {
                                      // timeout: ssthresh = max(W/2, 2), cwnd 1, resend 0, RTO doubled
         d.timeout(3000).sent(&[0]).window(1.0, 2).timer(9000);
         d.timeout(9000).sent(&[0]).timer(21000);
-        assert_eq!(d.s.rtt.backoff, 4);
+        assert_eq!(d.s.rtt.backoff(), 4);
         // the ack covers the retransmitted 0 and 1: no RTT sample, the
         // backed-off RTO (12 s) stays
         d.ack(9100, 1).sent(&[2, 3]).window(2.0, 2).timer(21100);
-        assert_eq!((d.s.rtt.backoff, d.s.rtt.srtt_s()), (4, 0.0));
+        assert_eq!((d.s.rtt.backoff(), d.s.rtt.srtt_s()), (4, 0.0));
         // 2 was sent once, at 9100: a valid 200 ms sample ends the backoff
         d.ack(9300, 2).sent(&[4]);
-        assert_eq!(d.s.rtt.backoff, 1);
+        assert_eq!(d.s.rtt.backoff(), 1);
         let srtt = d.s.rtt.srtt_s();
         assert!((0.19..=0.2).contains(&srtt), "srtt {srtt}");
-        let rto = crate::time::secs(d.s.rtt.timeout_ns);
+        let rto = crate::time::secs(d.s.rtt.timeout_ns());
         assert!((rto - 3.0 * srtt).abs() < 1e-9, "rto {rto} srtt {srtt}");
     }
 }

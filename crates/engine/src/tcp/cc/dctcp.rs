@@ -87,7 +87,7 @@ mod tests {
     use crate::tcp::dialogue::{params, Dialogue};
 
     fn alpha(d: &Dialogue) -> f64 {
-        match &d.s.cc {
+        match &d.s.cc() {
             Controller::Dctcp(x) => x.alpha,
             _ => unreachable!(),
         }

@@ -303,7 +303,7 @@ mod tests {
     }
 
     fn delay_min_us(d: &Dialogue) -> u32 {
-        match &d.s.cc {
+        match &d.s.cc() {
             Controller::Cubic(c) => c.delay_min,
             _ => unreachable!(),
         }

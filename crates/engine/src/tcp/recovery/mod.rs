@@ -117,24 +117,30 @@ impl Recovery {
     /// RACK-TLP instead of ns-2's three duplicate acks, and `prr` sends by
     /// Proportional Rate Reduction instead of pipe < cwnd (Linux runs PRR
     /// only for a controller without its own `cong_control`, so not BBR).
-    pub fn new(v: Variant, rack: bool, prr: bool) -> Self {
+    /// `note_sacked`: SACK keeps each ack's newly SACKed packets for a
+    /// delivery-rate sampler.
+    pub fn new(v: Variant, rack: bool, prr: bool, note_sacked: bool) -> Self {
         match v {
             Variant::Tahoe => Recovery::Tahoe,
             Variant::Reno => Recovery::Reno,
             Variant::NewReno => Recovery::NewReno(newreno::State::default()),
-            Variant::Sack => Recovery::Sack(sack::State {
-                prr: prr.then(sack::Prr::default),
-                rack: rack.then(Box::default),
-                ..Default::default()
-            }),
+            Variant::Sack => Recovery::Sack(sack::State::new(prr, rack, note_sacked)),
         }
     }
 
     /// RACK's state, if this recovery runs it.
     #[inline]
+    pub fn rack(&self) -> Option<&rack::Rack> {
+        match self {
+            Recovery::Sack(x) => x.rack(),
+            _ => None,
+        }
+    }
+
+    #[inline]
     pub fn rack_mut(&mut self) -> Option<&mut rack::Rack> {
         match self {
-            Recovery::Sack(x) => x.rack.as_deref_mut(),
+            Recovery::Sack(x) => x.rack_mut(),
             _ => None,
         }
     }

@@ -103,6 +103,6 @@ mod tests {
         // (or FlightSize + 1); ns-2 keeps the deflated cwnd and grows it:
         // slow start, since 2.5 < ssthresh
         d.ack(300, 17).sent(&[18, 19, 20]).window(3.5, 6);
-        assert_eq!(d.s.counters.fast_retransmits, 1);
+        assert_eq!(d.s.counters().fast_retransmits, 1);
     }
 }

@@ -28,7 +28,7 @@ pub struct Scoreboard {
     /// Retransmission pointer: holes below it have been resent (ns-2 `h_seqno_`).
     next_retran: i64,
     /// The last update changed what is known.
-    pub changed: bool,
+    changed: bool,
 }
 
 /// The bits `off..off + len` of a word (`off + len <= 64`, `len >= 1`).
@@ -38,6 +38,12 @@ fn bit_range(off: i64, len: i64) -> u64 {
 }
 
 impl Scoreboard {
+    /// The last update SACKed something new.
+    #[inline]
+    pub fn changed(&self) -> bool {
+        self.changed
+    }
+
     pub fn clear(&mut self) {
         if self.end > self.base {
             self.take(self.base, self.end);
@@ -229,11 +235,11 @@ impl Scoreboard {
 #[derive(Default, Clone, Debug)]
 pub struct Prr {
     /// Packets delivered (cumulatively acked or newly SACKed) since recovery began.
-    pub delivered: i64,
+    delivered: i64,
     /// Packets sent since recovery began, the fast retransmission included.
-    pub out: i64,
+    out: i64,
     /// The window before the cut (Linux's RecoverFS).
-    pub prior_cwnd: i64,
+    prior_cwnd: i64,
     /// Packets the last ack delivered, and whether it advanced the cumulative ack.
     this: i64,
     una_advanced: bool,
@@ -260,28 +266,77 @@ impl Prr {
 
 #[derive(Default)]
 pub struct State {
-    pub fastrecov: bool,
+    fastrecov: bool,
     /// PRR's counters when recovery sends by it (the `linux` profile).
-    pub prr: Option<Prr>,
+    prr: Option<Prr>,
     /// Estimated packets in the network during fast recovery.
-    pub pipe: i64,
+    pipe: i64,
     /// Set by a timeout until the next new ack (ns-2 `timeout_`).
-    pub after_timeout: bool,
+    after_timeout: bool,
     /// Linux's loss state (`TCP_CA_Loss`, with RACK): from a timeout until
     /// everything sent before it is acked; the marked packets go first,
     /// the pipe below the window.
-    pub loss: bool,
+    loss: bool,
     /// The packets the last ack newly SACKed, when the connection keeps
     /// delivery-rate samples (`note_sacked`): they count as delivered now.
-    pub sacked_now: Vec<i64>,
-    pub note_sacked: bool,
-    pub scb: Scoreboard,
+    sacked_now: Vec<i64>,
+    note_sacked: bool,
+    scb: Scoreboard,
     /// RACK-TLP loss detection (the `linux` profile), replacing the
     /// duplicate-ack threshold and the scoreboard's holes.
-    pub rack: Option<Box<Rack>>,
+    rack: Option<Box<Rack>>,
 }
 
 impl State {
+    /// SACK recovery; with `prr`, sending by Proportional Rate Reduction;
+    /// with `rack`, detecting losses by RACK-TLP; with `note_sacked`,
+    /// keeping the packets each ack newly SACKs for the delivery-rate
+    /// sampler ([`State::drain_sacked_now`]).
+    pub fn new(prr: bool, rack: bool, note_sacked: bool) -> Self {
+        State {
+            prr: prr.then(Prr::default),
+            rack: rack.then(Box::default),
+            note_sacked,
+            ..Default::default()
+        }
+    }
+
+    /// RACK's state, if this recovery runs it.
+    #[inline]
+    pub fn rack(&self) -> Option<&Rack> {
+        self.rack.as_deref()
+    }
+
+    #[inline]
+    pub fn rack_mut(&mut self) -> Option<&mut Rack> {
+        self.rack.as_deref_mut()
+    }
+
+    /// The packets the last ack newly SACKed (with `note_sacked`), once.
+    #[inline]
+    pub fn drain_sacked_now(&mut self) -> std::vec::Drain<'_, i64> {
+        self.sacked_now.drain(..)
+    }
+
+    /// In Linux's loss state, the scoreboard's pipe (what is neither SACKed
+    /// nor marked lost); `None` otherwise.
+    #[inline]
+    pub fn loss_pipe(&self) -> Option<i64> {
+        self.loss.then_some(self.pipe)
+    }
+
+    /// A tail loss probe may be scheduled: the open state (no recovery, no
+    /// timeout being repaired), nothing SACKed, no probe already out
+    /// (RFC 8985 §7.2, Linux's `tcp_schedule_loss_probe`).
+    #[inline]
+    pub fn may_probe(&self) -> bool {
+        !self.fastrecov
+            && !self.loss
+            && !self.after_timeout
+            && self.scb.total() == 0
+            && !self.rack().is_some_and(|r| r.probe_outstanding())
+    }
+
     #[inline]
     pub fn on_ack(
         &mut self,
@@ -531,7 +586,7 @@ impl State {
     ) {
         let valid = ack >= st.last_ack();
         let mut r = self.rack.take().expect("RACK");
-        let now = r.now;
+        let now = r.now();
         let una = st.highest_ack();
         // SACK first, then the cumulative ack (the kernel's order)
         let (note, sacked_now) = (self.note_sacked, &mut self.sacked_now);
@@ -548,21 +603,10 @@ impl State {
             self.scb.update(ack, &[]);
         }
         // the probe's fate (`tcp_process_tlp_ack`)
-        if let Some(high) = r.tlp_high {
-            if ack >= high {
-                if !r.tlp_retrans || (ack == st.last_ack() && !changed) {
-                    // new data acked, or a plain duplicate ack: the
-                    // original arrived as well as the probe — no loss
-                    r.tlp_high = None;
-                } else if ack > high {
-                    // the probe repaired a loss: reduce once (CWR)
-                    r.tlp_high = None;
-                    r.probe_recoveries += 1;
-                    acts.push(Action::Reduce {
-                        window: st.windowd(cwnd),
-                    });
-                }
-            }
+        if r.probe_fate(ack, ack == st.last_ack() && !changed) {
+            acts.push(Action::Reduce {
+                window: st.windowd(cwnd),
+            });
         }
         let dupack = ack == st.last_ack() && changed;
         if self.loss && ack >= st.recover() {
@@ -581,18 +625,18 @@ impl State {
             let zero_wnd = self.loss || self.scb.total() >= st.dupack_threshold() as i64;
             if r.wants_detection(self.scb.total() > 0, self.loss) {
                 let scb = &self.scb;
-                r.detect(now, r.srtt, zero_wnd, |k| scb.is_sacked(k));
+                r.detect(now, r.srtt(), zero_wnd, |k| scb.is_sacked(k));
             } else if ack > una {
                 // an ack that moves snd_una re-arms the probe or the RTO
                 // in the reordering timer's place (`FLAG_SET_XMIT_TIMER`)
-                r.reo_at = None;
+                r.cancel_reo_timer();
             }
-            if r.lost > 0 && !self.loss {
+            if r.lost() > 0 && !self.loss {
                 self.enter_recovery(st, cwnd, acts, false);
                 if self.fastrecov {
                     // a reduction ends any probe's watch
                     // (`tcp_init_cwnd_reduction` clears `tlp_high_seq`)
-                    r.tlp_high = None;
+                    r.end_probe_watch();
                 }
             } else if dupack && st.limited_transmit() {
                 acts.push(Action::SendOne);
@@ -615,16 +659,16 @@ impl State {
             }
             if r.wants_detection(true, true) {
                 let scb = &self.scb;
-                r.detect(now, r.srtt, true, |k| scb.is_sacked(k));
+                r.detect(now, r.srtt(), true, |k| scb.is_sacked(k));
             } else if ack > una {
-                r.reo_at = None;
+                r.cancel_reo_timer();
             }
             if valid {
                 acts.push(Action::SendMuch { maxburst: 0 });
             }
         }
         // Linux's pipe: in flight, less SACKed, less lost and not resent
-        self.pipe = self.linux_pipe(st, r.lost);
+        self.pipe = self.linux_pipe(st, r.lost());
         self.rack = Some(r);
     }
 
@@ -637,14 +681,14 @@ impl State {
         let zero_wnd =
             self.fastrecov || self.loss || self.scb.total() >= st.dupack_threshold() as i64;
         let scb = &self.scb;
-        let marked = r.detect(r.now, r.srtt, zero_wnd, |k| scb.is_sacked(k));
-        self.pipe = self.linux_pipe(st, r.lost);
+        let marked = r.detect(r.now(), r.srtt(), zero_wnd, |k| scb.is_sacked(k));
+        self.pipe = self.linux_pipe(st, r.lost());
         self.rack = Some(r);
         if marked > 0 {
             if !self.fastrecov && !self.loss {
                 self.enter_recovery(st, cwnd, acts, false);
                 if let Some(r) = &mut self.rack {
-                    r.tlp_high = None;
+                    r.end_probe_watch();
                 }
                 if let Some(p) = &mut self.prr {
                     // `tcp_cwnd_reduction(sk, 1, ...)`: one packet's worth
@@ -728,7 +772,7 @@ mod tests {
         d.ack_sack(140, 2, &[(7, 9), (4, 6)]).sent(&[18]);
         // the ack covering recover (17) ends recovery without growth
         d.ack(300, 17).sent(&[19, 20, 21, 22, 23]).window(6.5, 6);
-        assert_eq!(d.s.counters.fast_retransmits, 1);
+        assert_eq!(d.s.counters().fast_retransmits, 1);
     }
 
     /// RFC 6937 under the `linux` profile: while the pipe is above ssthresh,

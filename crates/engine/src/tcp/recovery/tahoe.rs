@@ -64,7 +64,7 @@ mod tests {
         // third: ssthresh = 13/2 (the first reduction halves), cwnd 1,
         // resend from the first unacked packet
         d.ack(132, 2).sent(&[3]).window(1.0, 6);
-        assert_eq!(d.s.counters.fast_retransmits, 1);
+        assert_eq!(d.s.counters().fast_retransmits, 1);
         // 3 and 4 arrive: slow start to 2, and go-back-N resends 5 and 6 —
         // 6 although the receiver already holds it
         d.ack(200, 4).sent(&[5, 6]).window(2.0, 6);
