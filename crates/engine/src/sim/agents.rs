@@ -155,7 +155,7 @@ impl Sim {
         else {
             return;
         };
-        let r = app.read(sink.delivered_bytes);
+        let r = app.read(sink.delivered_bytes());
         self.rec.playback_read(now, f, &r);
         let next = app.next_read();
         if next <= self.flows[f as usize].stop {

@@ -101,8 +101,8 @@ impl Sim {
             .zip(&self.flow_drops)
             .map(|(a, &drops)| match a {
                 Agent::Tcp { snd, sink } => FlowCount {
-                    delivered_packets: sink.delivered_packets,
-                    delivered_bytes: sink.delivered_bytes,
+                    delivered_packets: sink.delivered_packets(),
+                    delivered_bytes: sink.delivered_bytes(),
                     sent: snd.counters().sent,
                     retransmissions: snd.counters().retransmissions,
                     timeouts: snd.counters().timeouts,

@@ -97,7 +97,7 @@ impl TcpSender {
     pub fn new(flow: u32, p: TcpParams, boot_time_s: f64) -> Self {
         let mut cc = Controller::new(&p);
         if let Controller::Bbr(b) = &mut cc {
-            b.seed = flow;
+            b.seed_with(flow);
         }
         let hooks = cc.wants_ack_rtt() || cc.sees_every_ack();
         let mut rtt = RttEstimator::new(

@@ -12,21 +12,21 @@ use crate::tcp::cc::Cc;
 use crate::time::SimTime;
 
 pub struct TcpSink {
-    pub flow: u32,
+    flow: u32,
     /// Next packet expected in order (= cumulative ack + 1).
-    pub next_expected: u32,
+    next_expected: u32,
     /// Received ranges above `next_expected`, sorted, disjoint, [start, end).
     ooo: Vec<SackBlock>,
     /// SACK blocks in order of recency.
     recent: Vec<SackBlock>,
-    pub sack: bool,
-    pub delayed_ack: bool,
+    sack: bool,
+    delayed_ack: bool,
     /// With delayed acks, packet 0 is acked at once (ns-2's DelAck
     /// `SYN_immediate_ack_`, true since 2010/02).
     syn_immediate_ack: bool,
-    pub delack_interval_ns: SimTime,
+    delack_interval_ns: SimTime,
     /// A delayed ack is owed; the timer is due then.
-    pub delack_deadline: Option<SimTime>,
+    delack_deadline: Option<SimTime>,
     /// A packet marked CE arrived since the last ack: echo it (ECE).
     ce_pending: bool,
     /// Classic ECN (RFC 3168 §6.1.3): echo every ack from a mark until a
@@ -40,7 +40,7 @@ pub struct TcpSink {
     /// An ack the last data packet released before its own (DCTCP: the
     /// delayed ack of the packets before a change of CE state); the
     /// caller sends it first.
-    pub prior_ack: Option<Packet>,
+    prior_ack: Option<Packet>,
     /// Since the last ack: a packet with CWR, an ECN-capable packet, and the
     /// sender's offer (ECE without ECT on packet 0) arrived.
     cwr_seen: bool,
@@ -53,8 +53,8 @@ pub struct TcpSink {
     /// `header_size` (40 bytes; 52 with the linux profile's timestamps),
     /// as ns-2's sink (`packetSize_`, the export writes it) and the kernel send.
     ack_bytes: u32,
-    pub delivered_packets: u64,
-    pub delivered_bytes: u64,
+    delivered_packets: u64,
+    delivered_bytes: u64,
     /// SACK blocks of the acks sent, by ack id (`Packet::sack_id`): a ring
     /// of power-of-two length holding ids `oldest..next_sack_id`, doubled
     /// (rarely: only when more acks with blocks are unread than it holds)
@@ -75,6 +75,37 @@ struct SentSack {
 impl TcpSink {
     /// The receiver of flow `flow` with its group's parameters `p`; a full
     /// packet carries `payload_bytes` of data.
+    /// Delayed acks are on.
+    #[inline]
+    pub fn delayed_ack(&self) -> bool {
+        self.delayed_ack
+    }
+
+    /// A delayed ack is owed; its timer is due then.
+    #[inline]
+    pub fn delack_deadline(&self) -> Option<SimTime> {
+        self.delack_deadline
+    }
+
+    /// The ack the last data packet released before its own, if any: the
+    /// caller sends it first.
+    #[inline]
+    pub fn take_prior_ack(&mut self) -> Option<Packet> {
+        self.prior_ack.take()
+    }
+
+    /// Packets delivered in order to the application.
+    #[inline]
+    pub fn delivered_packets(&self) -> u64 {
+        self.delivered_packets
+    }
+
+    /// Bytes delivered in order to the application.
+    #[inline]
+    pub fn delivered_bytes(&self) -> u64 {
+        self.delivered_bytes
+    }
+
     pub fn new(flow: u32, p: &TcpParams, payload_bytes: u32) -> Self {
         TcpSink {
             flow,

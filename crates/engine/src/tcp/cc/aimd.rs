@@ -25,15 +25,15 @@ use super::Reduction;
 #[derive(Clone, Debug)]
 pub struct Aimd {
     /// Congestion window, packets.
-    pub cwnd: f64,
+    pub(super) cwnd: f64,
     /// Slow-start threshold, packets (an integer in ns-2).
-    pub ssthresh: i64,
-    pub alpha: f64,
-    pub beta: f64,
+    pub(super) ssthresh: i64,
+    pub(super) alpha: f64,
+    pub(super) beta: f64,
     /// Upper bound on cwnd, 0 = none.
-    pub max_cwnd: u32,
+    pub(super) max_cwnd: u32,
     /// Initial window (ns-2 `wnd_init_`; dropped to 1 if the first packet is lost).
-    pub wnd_init: f64,
+    pub(super) wnd_init: f64,
     first_decrease: bool,
 }
 

@@ -109,7 +109,7 @@ fn usecs_to_jiffies(us: u32) -> u32 {
 
 #[derive(Clone, Debug)]
 pub struct Cubic {
-    pub w: LinuxWindow,
+    pub(super) w: LinuxWindow,
     /// Acked segments per one-segment increase.
     pub(crate) cnt: u32,
     /// W_max, segments.
