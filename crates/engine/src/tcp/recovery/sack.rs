@@ -264,19 +264,40 @@ impl Prr {
     }
 }
 
+/// Where SACK recovery stands, in the spirit of Linux's congestion-avoidance
+/// states (`tcp_ca_state`); ns-2's `Sack1TcpAgent` knows the first two.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LossState {
+    /// No loss being repaired (Linux's `TCP_CA_Open` and `TCP_CA_Disorder`):
+    /// the window rules what is sent; duplicate acks (or RACK) may start
+    /// recovery. After a timeout without RACK this is the state too, with
+    /// `after_timeout` set (ns-2 resends by go-back-N).
+    #[default]
+    Open,
+    /// Fast recovery (`TCP_CA_Recovery`, ns-2's `fastrecov_`): from the fast
+    /// retransmit until the ack covers `recover`; the pipe estimate (or
+    /// PRR) rules what is sent, holes before new data.
+    Recovery,
+    /// Linux's loss state after a timeout (`TCP_CA_Loss`, with RACK only):
+    /// every packet not SACKed is marked lost and resent while the pipe is
+    /// below the window, until the ack covers `recover`; no fast recovery
+    /// starts meanwhile.
+    Loss,
+}
+
 #[derive(Default)]
 pub struct State {
-    fastrecov: bool,
+    state: LossState,
     /// PRR's counters when recovery sends by it (the `linux` profile).
     prr: Option<Prr>,
     /// Estimated packets in the network during fast recovery.
     pipe: i64,
-    /// Set by a timeout until the next new ack (ns-2 `timeout_`).
+    /// Set by a timeout until the next new ack (ns-2 `timeout_`): no
+    /// duplicate ack counts meanwhile. Not a [`LossState`]: it ends at the
+    /// next new ack, not at `recover`, and under RACK it can outlast the
+    /// loss state (a timeout with nothing outstanding: the loss state ends
+    /// at once, and a later RACK loss starts recovery before a new ack).
     after_timeout: bool,
-    /// Linux's loss state (`TCP_CA_Loss`, with RACK): from a timeout until
-    /// everything sent before it is acked; the marked packets go first,
-    /// the pipe below the window.
-    loss: bool,
     /// The packets the last ack newly SACKed, when the connection keeps
     /// delivery-rate samples (`note_sacked`): they count as delivered now.
     sacked_now: Vec<i64>,
@@ -318,11 +339,29 @@ impl State {
         self.sacked_now.drain(..)
     }
 
+    /// In fast recovery.
+    #[inline]
+    fn in_recovery(&self) -> bool {
+        self.state == LossState::Recovery
+    }
+
+    /// In Linux's loss state (RACK, after a timeout).
+    #[inline]
+    fn in_loss(&self) -> bool {
+        self.state == LossState::Loss
+    }
+
+    /// Where recovery stands.
+    #[inline]
+    pub fn loss_state(&self) -> LossState {
+        self.state
+    }
+
     /// In Linux's loss state, the scoreboard's pipe (what is neither SACKed
     /// nor marked lost); `None` otherwise.
     #[inline]
     pub fn loss_pipe(&self) -> Option<i64> {
-        self.loss.then_some(self.pipe)
+        self.in_loss().then_some(self.pipe)
     }
 
     /// A tail loss probe may be scheduled: the open state (no recovery, no
@@ -330,8 +369,7 @@ impl State {
     /// (RFC 8985 §7.2, Linux's `tcp_schedule_loss_probe`).
     #[inline]
     pub fn may_probe(&self) -> bool {
-        !self.fastrecov
-            && !self.loss
+        self.state == LossState::Open
             && !self.after_timeout
             && self.scb.total() == 0
             && !self.rack().is_some_and(|r| r.probe_outstanding())
@@ -352,7 +390,7 @@ impl State {
         } else {
             self.on_ack_inner(st, ack, blocks, cwnd, acts);
         }
-        if self.fastrecov {
+        if self.in_recovery() {
             if let Some(p) = &mut self.prr {
                 let this = (st.highest_ack() - before.0) + (self.scb.total as i64 - before.1);
                 p.this = this;
@@ -373,7 +411,7 @@ impl State {
         acts: &mut Actions,
     ) {
         let valid = ack >= st.last_ack();
-        if !self.fastrecov {
+        if !self.in_recovery() {
             if ack > st.last_ack() {
                 acts.push(new_ack(st, ack, true));
                 self.after_timeout = false;
@@ -397,7 +435,7 @@ impl State {
             if ack >= st.recover() {
                 // Recovery is over; cwnd stays at β·W (no growth on this ack).
                 st.clear_recover();
-                self.fastrecov = false;
+                self.state = LossState::Open;
                 acts.push(Action::ExitRecovery);
                 acts.push(new_ack(st, ack, false));
                 self.after_timeout = false;
@@ -450,7 +488,7 @@ impl State {
             self.pipe = st.maxseq() - st.highest_ack() - st.dupack_threshold() as i64;
             self.scb.mark_retran(st.highest_ack() + 1);
         }
-        self.fastrecov = true;
+        self.state = LossState::Recovery;
         if let Some(p) = &mut self.prr {
             *p = Prr {
                 out: i64::from(fast_retransmit_now),
@@ -481,8 +519,8 @@ impl State {
     pub fn next_send(&mut self, st: &mut TcpState, cwnd: f64) -> Option<i64> {
         // (the windows are asked where they are needed: the receiver's is a
         // float, and each conversion costs)
-        let open = if self.fastrecov {
-            match &mut self.prr {
+        let open = match self.state {
+            LossState::Recovery => match &mut self.prr {
                 None => self.pipe < cwnd as i64,
                 Some(p) => {
                     let pipe = self.pipe;
@@ -491,11 +529,9 @@ impl State {
                     }
                     p.sndcnt > Some(0)
                 }
-            }
-        } else if self.loss {
-            self.pipe < cwnd as i64
-        } else {
-            st.t_seqno() <= st.last_ack() + st.window(cwnd)
+            },
+            LossState::Loss => self.pipe < cwnd as i64,
+            LossState::Open => st.t_seqno() <= st.last_ack() + st.window(cwnd),
         };
         if !open || st.last_ack() + 1 >= st.curseq() {
             return None;
@@ -506,7 +542,7 @@ impl State {
         };
         let seq = match hole {
             None => {
-                let room = if self.fastrecov || self.loss {
+                let room = if self.state != LossState::Open {
                     st.t_seqno() <= st.highest_ack() + st.wnd() as i64
                 } else {
                     st.t_seqno() <= st.highest_ack() + st.window(cwnd)
@@ -532,7 +568,7 @@ impl State {
         };
         st.skip_past(seq);
         self.pipe += 1;
-        if self.fastrecov {
+        if self.in_recovery() {
             if let Some(p) = &mut self.prr {
                 p.out += 1;
                 if let Some(n) = &mut p.sndcnt {
@@ -555,7 +591,7 @@ impl State {
         st.clear_dupacks();
         st.catch_up_last_ack();
         st.mark_recover();
-        self.fastrecov = false;
+        self.state = LossState::Open;
         self.after_timeout = true;
         match &mut self.rack {
             None => self.scb.clear(),
@@ -565,7 +601,7 @@ impl State {
                 // only those, while the pipe is below the window
                 let scb = &self.scb;
                 let lost = r.on_timeout(st.highest_ack() + 1, st.maxseq(), |k| scb.is_sacked(k));
-                self.loss = true;
+                self.state = LossState::Loss;
                 self.pipe = self.linux_pipe(st, lost);
             }
         }
@@ -609,21 +645,21 @@ impl State {
             });
         }
         let dupack = ack == st.last_ack() && changed;
-        if self.loss && ack >= st.recover() {
+        if self.state == LossState::Loss && ack >= st.recover() {
             // everything sent before the timeout is delivered: the loss
             // state is over (`tcp_process_loss`, "recovered")
-            self.loss = false;
+            self.state = LossState::Open;
         }
-        if !self.fastrecov {
+        if !self.in_recovery() {
             if ack > st.last_ack() {
                 acts.push(new_ack(st, ack, true));
                 self.after_timeout = false;
-            } else if dupack && !self.loss {
+            } else if dupack && !self.in_loss() {
                 st.count_dupack();
             }
             // no reordering window in the loss state either (`tcp_rack_reo_wnd`)
-            let zero_wnd = self.loss || self.scb.total() >= st.dupack_threshold() as i64;
-            if r.wants_detection(self.scb.total() > 0, self.loss) {
+            let zero_wnd = self.in_loss() || self.scb.total() >= st.dupack_threshold() as i64;
+            if r.wants_detection(self.scb.total() > 0, self.in_loss()) {
                 let scb = &self.scb;
                 r.detect(now, r.srtt(), zero_wnd, |k| scb.is_sacked(k));
             } else if ack > una {
@@ -631,9 +667,9 @@ impl State {
                 // in the reordering timer's place (`FLAG_SET_XMIT_TIMER`)
                 r.cancel_reo_timer();
             }
-            if r.lost() > 0 && !self.loss {
+            if r.lost() > 0 && !self.in_loss() {
                 self.enter_recovery(st, cwnd, acts, false);
-                if self.fastrecov {
+                if self.in_recovery() {
                     // a reduction ends any probe's watch
                     // (`tcp_init_cwnd_reduction` clears `tlp_high_seq`)
                     r.end_probe_watch();
@@ -641,13 +677,13 @@ impl State {
             } else if dupack && st.limited_transmit() {
                 acts.push(Action::SendOne);
             }
-            if valid && st.dupacks() == 0 && !self.fastrecov {
+            if valid && st.dupacks() == 0 && !self.in_recovery() {
                 acts.push(Action::SendMuch { maxburst: 0 });
             }
         } else {
             if ack >= st.recover() {
                 st.clear_recover();
-                self.fastrecov = false;
+                self.state = LossState::Open;
                 acts.push(Action::ExitRecovery);
                 acts.push(new_ack(st, ack, false));
                 self.after_timeout = false;
@@ -679,13 +715,13 @@ impl State {
             return;
         };
         let zero_wnd =
-            self.fastrecov || self.loss || self.scb.total() >= st.dupack_threshold() as i64;
+            self.state != LossState::Open || self.scb.total() >= st.dupack_threshold() as i64;
         let scb = &self.scb;
         let marked = r.detect(r.now(), r.srtt(), zero_wnd, |k| scb.is_sacked(k));
         self.pipe = self.linux_pipe(st, r.lost());
         self.rack = Some(r);
         if marked > 0 {
-            if !self.fastrecov && !self.loss {
+            if self.state == LossState::Open {
                 self.enter_recovery(st, cwnd, acts, false);
                 if let Some(r) = &mut self.rack {
                     r.end_probe_watch();
