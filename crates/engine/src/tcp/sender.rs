@@ -866,6 +866,25 @@ impl TcpSender {
         if rack {
             self.linux_timer(now);
         }
+        self.check_invariants();
+    }
+
+    /// The connection's invariants, at the end of every ack and timer
+    /// (debug and test builds only: compiled out of release builds). A
+    /// failure is a bug in the sequence space, the scoreboard or the window.
+    #[inline]
+    fn check_invariants(&self) {
+        #[cfg(debug_assertions)]
+        {
+            self.st.check_invariants();
+            self.rec.check_invariants(&self.st);
+            let cwnd = self.cc.cwnd();
+            debug_assert!(cwnd.is_finite() && cwnd >= 1.0, "cwnd {cwnd}");
+            debug_assert!(
+                self.rto_deadline.is_some() || self.early.is_none(),
+                "an early RACK-TLP timer without the timer armed"
+            );
+        }
     }
 
     /// An ack for `ack` echoed a congestion mark (RFC 3168 §6.1.2): halve
@@ -910,6 +929,7 @@ impl TcpSender {
         }
         self.rec.on_timeout(&mut self.st);
         self.base_timeout(now, out);
+        self.check_invariants();
     }
 
     /// RACK's reordering timer or TLP's probe timer fired in the RTO's place.
@@ -930,6 +950,7 @@ impl TcpSender {
             }
         }
         self.linux_timer(now);
+        self.check_invariants();
     }
 }
 

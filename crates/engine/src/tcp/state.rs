@@ -90,6 +90,42 @@ impl TcpState {
         }
     }
 
+    /// The sequence space's invariants (debug builds): acks never pass
+    /// what was sent, what is sent next lies between the cumulative ack and
+    /// one past the highest packet sent, and the window is never deflated
+    /// below nothing.
+    #[cfg(debug_assertions)]
+    pub fn check_invariants(&self) {
+        debug_assert!(self.highest_ack >= -1, "highest_ack {}", self.highest_ack);
+        debug_assert!(
+            self.last_ack <= self.highest_ack,
+            "last_ack {} > highest_ack {}",
+            self.last_ack,
+            self.highest_ack
+        );
+        // snd_una ≤ snd_nxt
+        debug_assert!(
+            self.highest_ack <= self.maxseq,
+            "highest_ack {} > maxseq {}",
+            self.highest_ack,
+            self.maxseq
+        );
+        debug_assert!(
+            self.highest_ack < self.t_seqno && self.t_seqno <= self.maxseq + 1,
+            "t_seqno {} outside (highest_ack {}, maxseq {} + 1]",
+            self.t_seqno,
+            self.highest_ack,
+            self.maxseq
+        );
+        debug_assert!(
+            self.recover <= self.maxseq.max(0),
+            "recover {} > maxseq {}",
+            self.recover,
+            self.maxseq
+        );
+        debug_assert!(self.dupwnd >= 0, "dupwnd {}", self.dupwnd);
+    }
+
     /// The usable window for a congestion window `cwnd`, packets (ns-2
     /// `window()`; Reno adds `dupwnd`).
     #[inline]

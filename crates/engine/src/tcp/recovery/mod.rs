@@ -145,6 +145,14 @@ impl Recovery {
         }
     }
 
+    /// The variant's invariants (debug builds).
+    #[cfg(debug_assertions)]
+    pub fn check_invariants(&self, st: &TcpState) {
+        if let Recovery::Sack(x) = self {
+            x.check_invariants(st);
+        }
+    }
+
     /// An ack with cumulative ack `ack` and SACK blocks `blocks` (read by
     /// SACK only); `cwnd`: the congestion window now.
     #[inline]
