@@ -217,6 +217,9 @@ impl RttEstimator {
     /// have delivered: no sample (Karn's rule), timing stops and the backoff
     /// ends (RFC 6298 §5.7's fresh start). True if it did.
     #[inline]
+    // RFC 6298 §3: "RTT samples MUST NOT be made using segments that were retransmitted (and thus
+    // for which it is ambiguous whether the reply was for the first instance of the packet or a
+    // later instance)."
     pub fn discard_sample(&mut self, ack: i64) -> bool {
         if self.active && ack >= self.timed_seq {
             self.active = false;
@@ -307,6 +310,7 @@ impl RttEstimator {
     }
 
     /// Double the backoff after a timeout (ns-2 `rtt_backoff()`).
+    // RFC 6298 §5: "(5.5) The host MUST set RTO <- RTO * 2 ("back off the timer")."
     pub fn back_off(&mut self) {
         if self.linux.is_some() {
             // `icsk_backoff++`; the RTO doubles up to TCP_RTO_MAX

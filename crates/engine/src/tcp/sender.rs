@@ -350,6 +350,9 @@ impl TcpSender {
             self.counters.retransmissions += 1;
         }
         out.push(pkt);
+        // RFC 6298 §5: "(5.1) Every time a packet containing data is sent (including a
+        // retransmission), if the timer is not running, start it running so that it will expire
+        // after RTO seconds (for the current value of RTO)."
         if self.rto_deadline.is_none() || force_timer {
             self.set_rtx_timer(now);
         }
@@ -474,8 +477,11 @@ impl TcpSender {
     /// Limited transmit: one new packet on an early duplicate ack (RFC 3042; ns-2 `send_one()`).
     pub fn send_one(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         let st = &self.st;
+        // RFC 3042 §2: "The receiver's advertised window allows the transmission of the segment."
         if st.t_seqno() <= st.highest_ack() + st.wnd() as i64
             && st.t_seqno() < st.curseq()
+            // RFC 3042 §2: "The amount of outstanding data would remain less than or equal to the
+            // congestion window plus 2 segments."
             && (st.t_seqno() as f64)
                 <= st.highest_ack() as f64 + self.cc.cwnd() + st.dupacks() as f64
         {
@@ -501,6 +507,8 @@ impl TcpSender {
             self.rtt.back_off();
         }
         self.set_rtx_timer(now);
+        // RFC 6298 §5: "(5.4) Retransmit the earliest segment that has not been acknowledged by the
+        // TCP receiver."
         if !mild {
             self.st.go_back_n();
         }
@@ -510,8 +518,13 @@ impl TcpSender {
     /// Re-arm or cancel the timer after an ack (ns-2 `newtimer()`).
     pub fn newtimer(&mut self, ack: i64, now: SimTime) {
         if self.st.t_seqno() > ack || ack < self.st.maxseq() || self.cc.cwnd() < 1.0 {
+            // RFC 6298 §5: "(5.3) When an ACK is received that acknowledges new data, restart the
+            // retransmission timer so that it will expire after RTO seconds (for the current value
+            // of RTO)."
             self.set_rtx_timer(now);
         } else {
+            // RFC 6298 §5: "(5.2) When all outstanding data has been acknowledged, turn off the
+            // retransmission timer."
             self.cancel_rtx_timer();
         }
     }
@@ -584,6 +597,8 @@ impl TcpSender {
             Some((at, false))
         } else if x.may_probe() && in_flight > 0 {
             let srtt = self.rtt.linux_srtt_ns();
+            // RFC 8985 §7.2 (paraphrased): the probe timeout is twice the smoothed RTT, plus room
+            // for a delayed ack when one packet is in flight, and fires before the RTO.
             let pto = if srtt == 0 {
                 self.p.initial_rto_ns // TCP_TIMEOUT_INIT
             } else if in_flight == 1 {
@@ -908,6 +923,8 @@ impl TcpSender {
             } else {
                 self.ecn_backoff = false;
             }
+            // RFC 3168 §6.1.2: "That is, the TCP source halves the congestion window "cwnd" and
+            // reduces the slow start threshold "ssthresh"."
             self.cc.on_ecn(st.windowd(self.cc.cwnd()));
             self.cwr_pending = true;
         }

@@ -317,7 +317,7 @@ impl TcpSink {
         if self.classic_ecn {
             self.classic_echo(&mut a);
         } else if self.dctcp_ce {
-            // RFC 8257 §3.2: every ack echoes DCTCP.CE, the state of the data
+            // RFC 8257 §3.2 (paraphrased): every ack echoes DCTCP.CE, the state of the data
             // it acknowledges (not until CWR: DCTCP counts the marked acks)
             a.ecn = ECE;
         }
@@ -479,8 +479,8 @@ mod tests {
 
     #[test]
     fn classic_ecn_echoes_from_the_mark_until_cwr() {
-        // RFC 3168 §6.1.3: "the receiver [...] sets the ECN-Echo flag in every
-        // subsequent ACK packet until it receives a CWR packet"
+        // RFC 3168 §6.1.3 (paraphrased): after a CE packet the receiver sets
+        // ECN-Echo on every ack until a packet with CWR arrives
         let mut s = sink(false, false, 0, false, true);
         let echo = |s: &mut TcpSink, p: Packet| s.on_data(&p, 0).unwrap().ecn & ECE != 0;
         assert!(
@@ -503,7 +503,7 @@ mod tests {
 
     #[test]
     fn dctcp_with_delayed_acks_acks_at_once_when_the_ce_state_changes() {
-        // RFC 8257 §3.2: a change of DCTCP.CE sends an immediate ack; as in
+        // RFC 8257 §3.2 (paraphrased): a change of DCTCP.CE sends an immediate ack; as in
         // Linux, that ack covers the packets before the change and echoes
         // their state, and every ack echoes the current state
         let mut d = sink(false, true, 100, false, false);

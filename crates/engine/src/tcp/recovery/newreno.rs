@@ -40,6 +40,8 @@ impl State {
                 self.firstpartial = false;
                 acts.push(new_ack(st, ack, true));
             } else {
+                // RFC 6582 §3.2: "If this ACK does *not* acknowledge all of the data up to and
+                // including recover, then this is a partial ACK."
                 self.partial_ack(st, ack, acts);
             }
         } else if ack == st.last_ack() {
@@ -68,11 +70,14 @@ impl State {
             acts.push(Action::Newtimer(ack));
         }
         let deflate = ack - st.last_ack();
+        // RFC 6582 §3.2 (paraphrased): deflate the window by the new data the partial ack covers,
+        // adding back one segment when it covers at least one.
         if let Some(rest) = st.deflate(deflate) {
             acts.push(Action::Deflate(rest));
         }
         st.partial_ack(ack);
         acts.push(Action::StopTiming(ack));
+        // RFC 6582 §3.2: "In this case, retransmit the first unacknowledged segment."
         acts.push(Action::Retransmit(ack + 1));
     }
 }

@@ -390,6 +390,8 @@ impl Rack {
     /// `RACK_sent_after` orders those by sequence); `sacked(k)`: the
     /// receiver holds k. `zero_wnd`: no reordering window (recovery, or as
     /// many SACKed as the duplicate threshold). Returns how many it marked.
+    // RFC 8985 §6.2 (paraphrased): a packet is lost once a packet sent sufficiently later (by more
+    // than the reordering window) has been delivered.
     pub fn detect(
         &mut self,
         now: SimTime,

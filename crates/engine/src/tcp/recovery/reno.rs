@@ -29,14 +29,21 @@ pub fn on_ack(st: &mut TcpState, ack: i64, cwnd: f64, acts: &mut Actions) {
             st.note_cwnd_action(CwndAction::Exited);
             acts.push(Action::ExitRecovery);
         }
+        // RFC 5681 §3.2: "When the next ACK arrives that acknowledges previously unacknowledged
+        // data, a TCP MUST set cwnd to ssthresh (the value set in step 2)."
         st.end_inflation();
         acts.push(new_ack(st, ack, true));
     } else if ack == st.last_ack() {
         st.count_dupack();
+        // RFC 5681 §3.2: "The fast retransmit algorithm uses the arrival of 3 duplicate ACKs (as
+        // defined in section 2, without any intervening ACKs which move SND.UNA) as an indication
+        // that a segment has been lost."
         if st.dupacks() == thresh {
             let allow = st.last_cwnd_action() == CwndAction::Dupack;
             dupack_action(st, cwnd, acts, allow);
         } else if st.dupacks() > thresh && st.last_cwnd_action() == CwndAction::Dupack {
+            // RFC 5681 §3.2: "For each additional duplicate ACK received (after the third), cwnd
+            // MUST be incremented by SMSS."
             st.inflate(); // fast recovery: each dupack means a packet left the network
         } else if st.dupacks() < thresh && st.limited_transmit() {
             acts.push(Action::SendOne);
@@ -63,6 +70,8 @@ pub fn dupack_action(st: &mut TcpState, cwnd: f64, acts: &mut Actions, allow: bo
         FastRetransmit::No => return,
     }
     acts.push(Action::ResetTimer { mild: true });
+    // RFC 5681 §3.2: "The lost segment starting at SND.UNA MUST be retransmitted and cwnd set to
+    // ssthresh plus 3*SMSS."
     acts.push(Action::Retransmit(st.last_ack() + 1));
     st.begin_inflation();
 }

@@ -468,6 +468,8 @@ impl State {
             }
         } else {
             self.pipe -= 1;
+            // RFC 6675 §5: "When the TCP sender receives a cumulative ACK for this data octet, the
+            // loss recovery phase is terminated."
             if ack >= st.recover() {
                 // Recovery is over; cwnd stays at β·W (no growth on this ack).
                 st.clear_recover();
@@ -516,12 +518,14 @@ impl State {
             FastRetransmit::AfterEcn => false,
             FastRetransmit::No => return,
         };
+        // RFC 6675 §5: "(4.1) RecoveryPoint = HighData"
         if reduce {
             st.mark_recover();
         }
         acts.push(Action::ResetTimer { mild: true });
         if fast_retransmit_now {
             self.pipe = st.maxseq() - st.highest_ack() - st.dupack_threshold() as i64;
+            // RFC 6675 §5: "Retransmit the first data segment presumed dropped"
             self.scb.mark_retran(st.highest_ack() + 1);
         }
         self.state = LossState::Recovery;
@@ -556,6 +560,8 @@ impl State {
         // (the windows are asked where they are needed: the receiver's is a
         // float, and each conversion costs)
         let open = match self.state {
+            // RFC 6675 §5 (paraphrased): in recovery the sender may transmit while cwnd − pipe is
+            // at least one segment, holes (NextSeg) before new data.
             LossState::Recovery => match &mut self.prr {
                 None => self.pipe < cwnd as i64,
                 Some(p) => {
@@ -563,6 +569,8 @@ impl State {
                     if p.sndcnt.is_none() {
                         p.sndcnt = Some(p.budget(pipe, cwnd as i64));
                     }
+                    // RFC 6937 §3.1 (paraphrased): PRR lets out, per ack, the share of what was
+                    // delivered that brings the flight down to ssthresh by the end of recovery.
                     p.sndcnt > Some(0)
                 }
             },
