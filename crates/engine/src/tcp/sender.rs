@@ -687,22 +687,19 @@ impl TcpSender {
                     // (an ack echoing a mark does not open the window: ns-2's
                     // recv_newack_helper skips opencwnd() on ECN-Echo once
                     // the offer was echoed)
-                    match &mut self.cc {
-                        // TCP(α, β) in ns-2 grows per ack whatever it says
-                        Controller::Aimd(a) => a.open(),
-                        cc => cc.on_ack(&AckEvent {
-                            now,
-                            acked,
-                            rtt_s: sample,
-                            ack_rtt_ns: None,
-                            highest_ack: ack,
-                            next_seq: self.st.maxseq() + 1,
-                            in_flight: self.st.maxseq() - ack,
-                            rate: None,
-                            ece: false,
-                            grow,
-                        }),
-                    }
+                    let st = &self.st;
+                    self.cc.on_ack_with(|| AckEvent {
+                        now,
+                        acked,
+                        rtt_s: sample,
+                        ack_rtt_ns: None,
+                        highest_ack: ack,
+                        next_seq: st.maxseq() + 1,
+                        in_flight: st.maxseq() - ack,
+                        rate: None,
+                        ece: false,
+                        grow,
+                    });
                     if ack == 0 && self.p.syn {
                         self.cc.on_syn_acked();
                     }
