@@ -6,6 +6,7 @@
 
 use super::cc::{AckEvent, Controller};
 use super::profiles::Profile;
+use super::recovery::sack::{ProbeClock, RackTimer};
 use super::recovery::{cumulative_ack, Action, Actions, Recovery};
 use super::rtt::RttEstimator;
 pub use super::state::CwndAction;
@@ -81,11 +82,11 @@ pub struct TcpSender {
     send_hooks_on: bool,
 }
 
-/// A RACK-TLP timer due before the RTO (Linux's `icsk_pending`).
+/// A RACK-TLP timer due before the RTO (Linux's `icsk_pending`), which
+/// recovery chose ([`Recovery::rack_timer`]) and handles when it fires.
 #[derive(Clone, Copy, Debug)]
 struct Early {
-    at: SimTime,
-    probe: bool,
+    timer: RackTimer,
     /// The RTO deadline it displaced.
     rto: Option<SimTime>,
 }
@@ -571,79 +572,36 @@ impl TcpSender {
     }
 
     /// Re-arm the one timer after an ack or a timer under RACK-TLP: the
-    /// reordering timer if RACK waits for one, else the probe timeout in
-    /// the open state (RFC 8985 §7.2, Linux's `tcp_schedule_loss_probe`),
-    /// whichever is due before the RTO, which stays underneath.
+    /// timer recovery asks for (the reordering timer, or the probe timeout
+    /// in the open state), if it is due before the RTO, which stays
+    /// underneath; recovery handles it when it fires ([`Self::early_timeout`]).
     #[cold]
     fn linux_timer(&mut self, now: SimTime) {
-        let Recovery::Sack(x) = &self.rec else {
+        if self.rec.rack().is_none() {
             return;
-        };
-        let Some(r) = x.rack() else {
-            return;
-        };
+        }
         // the RTO the ns-2 logic wants: the displaced one while the early
         // timer is still in place, else whatever it has set since
         let rto = match (self.rto_deadline, self.early.take()) {
-            (Some(d), Some(e)) if d == e.at => e.rto,
+            (Some(d), Some(e)) if d == e.timer.at() => e.rto,
             (d, _) => d,
         };
         self.rto_deadline = rto;
         let Some(rto_at) = rto else {
             return;
         };
-        let in_flight = self.st.maxseq() - self.st.highest_ack();
-        let want = if let Some(at) = r.reo_at() {
-            Some((at, false))
-        } else if x.may_probe() && in_flight > 0 {
-            let srtt = self.rtt.linux_srtt_ns();
-            // RFC 8985 §7.2 (paraphrased): the probe timeout is twice the smoothed RTT, plus room
-            // for a delayed ack when one packet is in flight, and fires before the RTO.
-            let pto = if srtt == 0 {
-                self.p.initial_rto_ns // TCP_TIMEOUT_INIT
-            } else if in_flight == 1 {
-                // room for the receiver's delayed ack
-                2 * srtt + self.p.min_rto_ns
-            } else {
-                2 * srtt + super::recovery::rack::TIMEOUT_MIN_NS
-            };
-            Some((now + pto, true))
-        } else {
-            None
+        let clock = ProbeClock {
+            now,
+            srtt_ns: self.rtt.linux_srtt_ns(),
+            initial_rto_ns: self.p.initial_rto_ns,
+            min_rto_ns: self.p.min_rto_ns,
         };
-        if let Some((at, probe)) = want {
-            if at < rto_at {
-                self.early = Some(Early { at, probe, rto });
-                self.rto_deadline = Some(at);
+        if let Some(timer) = self.rec.rack_timer(&self.st, &clock) {
+            if timer.at() < rto_at {
+                self.early = Some(Early { timer, rto });
+                self.rto_deadline = Some(timer.at());
             }
         }
-    }
-
-    /// The probe timeout (Linux's `tcp_send_loss_probe`): one packet
-    /// whatever the window — new data if any may go, else the last packet
-    /// again; the RTO restarts from it.
-    #[cold]
-    fn send_probe(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        let st = &self.st;
-        let new = st.t_seqno() > st.maxseq()
-            && st.t_seqno() < st.curseq()
-            && st.t_seqno() <= st.highest_ack() + st.wnd() as i64;
-        let seq = if new {
-            self.st.t_seqno()
-        } else if st.maxseq() > st.highest_ack() {
-            st.maxseq()
-        } else {
-            return;
-        };
-        self.output(seq, now, out);
-        if new {
-            self.st.sent_next();
-        }
-        let high = self.st.maxseq();
-        if let Some(r) = self.rec.rack_mut() {
-            r.on_probe_sent(high, !new);
-        }
-        self.set_rtx_timer(now);
     }
 
     /// RACK notes the send time of packet `seqno` (before `maxseq` moves).
@@ -737,6 +695,13 @@ impl TcpSender {
             Action::Retransmit(seq) => self.output(seq, now, out),
             Action::SendMuch { maxburst } => self.send_much(now, maxburst, out),
             Action::SendOne => self.send_one(now, out),
+            Action::Probe { seq, new } => {
+                self.output(seq, now, out);
+                if new {
+                    self.st.sent_next();
+                }
+                self.set_rtx_timer(now);
+            }
         }
     }
 
@@ -931,7 +896,7 @@ impl TcpSender {
     pub fn on_timeout(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         self.rto_deadline = None;
         if let Some(e) = self.early.take() {
-            if e.at == now {
+            if e.timer.at() == now {
                 return self.early_timeout(e, now, out);
             }
         }
@@ -951,17 +916,12 @@ impl TcpSender {
     fn early_timeout(&mut self, e: Early, now: SimTime, out: &mut Vec<Packet>) {
         self.rto_deadline = e.rto;
         self.rack_clock(now);
-        if e.probe {
-            self.send_probe(now, out);
-        } else {
-            let mut acts = Actions::default();
-            let cwnd = self.cc.cwnd();
-            if let Recovery::Sack(x) = &mut self.rec {
-                x.on_reo_timeout(&mut self.st, cwnd, &mut acts);
-            }
-            for &a in acts.as_slice() {
-                self.apply(a, now, out);
-            }
+        let mut acts = Actions::default();
+        let cwnd = self.cc.cwnd();
+        self.rec
+            .on_rack_timer(&mut self.st, e.timer, cwnd, &mut acts);
+        for &a in acts.as_slice() {
+            self.apply(a, now, out);
         }
         self.linux_timer(now);
         self.check_invariants();

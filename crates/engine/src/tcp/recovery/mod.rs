@@ -48,6 +48,10 @@ pub enum Action {
     /// A loss repaired without recovery (a tail loss probe's): reduce the
     /// window once for the window in use `window` (Linux's CWR state).
     Reduce { window: f64 },
+    /// A tail loss probe: send packet `seq` whatever the window — new data
+    /// (`new`: the next new packet) or the highest sent again — and restart
+    /// the RTO from it.
+    Probe { seq: i64, new: bool },
     /// Send what the window allows, at most `maxburst` packets (0: no limit).
     SendMuch { maxburst: u32 },
     /// Limited transmit: one new packet on an early duplicate ack.
@@ -169,6 +173,33 @@ impl Recovery {
             Recovery::Reno => reno::on_ack(st, ack, cwnd, acts),
             Recovery::NewReno(x) => x.on_ack(st, ack, cwnd, acts),
             Recovery::Sack(x) => x.on_ack(st, ack, blocks, cwnd, acts),
+        }
+    }
+
+    /// The RACK-TLP timer recovery wants armed before the RTO, if any; see
+    /// [`sack::State::rack_timer`].
+    #[inline]
+    pub fn rack_timer(&self, st: &TcpState, clock: &sack::ProbeClock) -> Option<sack::RackTimer> {
+        match self {
+            Recovery::Sack(x) => x.rack_timer(st, clock),
+            _ => None,
+        }
+    }
+
+    /// The RACK-TLP timer recovery asked for fired: the reordering timer
+    /// marks what is lost by now, the probe timer sends a probe.
+    pub fn on_rack_timer(
+        &mut self,
+        st: &mut TcpState,
+        timer: sack::RackTimer,
+        cwnd: f64,
+        acts: &mut Actions,
+    ) {
+        if let Recovery::Sack(x) = self {
+            match timer {
+                sack::RackTimer::Reorder(_) => x.on_reo_timeout(st, cwnd, acts),
+                sack::RackTimer::Probe(_) => x.on_probe_timeout(st, acts),
+            }
         }
     }
 

@@ -10,6 +10,7 @@ use super::rack::Rack;
 use super::{fast_retransmit, new_ack, Action, Actions, FastRetransmit};
 use crate::net::packet::SackBlock;
 use crate::tcp::state::{CwndAction, TcpState};
+use crate::time::SimTime;
 
 /// Which packets above the cumulative ack the receiver has reported (ns-2 `ScoreBoardRQ`).
 #[derive(Default)]
@@ -264,6 +265,38 @@ impl Prr {
     }
 }
 
+/// A RACK-TLP timer recovery wants armed in the RTO's place, due at the time
+/// it carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RackTimer {
+    /// RACK's reordering timer: a packet waits out the reordering window
+    /// before it is deemed lost (Linux's `tcp_rack_reo_timeout`).
+    Reorder(SimTime),
+    /// TLP's probe timeout (Linux's `tcp_schedule_loss_probe`).
+    Probe(SimTime),
+}
+
+impl RackTimer {
+    /// When it is due.
+    #[inline]
+    pub fn at(self) -> SimTime {
+        match self {
+            RackTimer::Reorder(at) | RackTimer::Probe(at) => at,
+        }
+    }
+}
+
+/// The connection's clock and timer settings the probe timeout reads.
+#[derive(Clone, Copy, Debug)]
+pub struct ProbeClock {
+    pub now: SimTime,
+    /// The smoothed RTT now, ns (0: no sample yet).
+    pub srtt_ns: SimTime,
+    /// The initial RTO (`TCP_TIMEOUT_INIT`) and the minimum RTO, ns.
+    pub initial_rto_ns: SimTime,
+    pub min_rto_ns: SimTime,
+}
+
 /// Where SACK recovery stands, in the spirit of Linux's congestion-avoidance
 /// states (`tcp_ca_state`); ns-2's `Sack1TcpAgent` knows the first two.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -404,7 +437,7 @@ impl State {
     /// timeout being repaired), nothing SACKed, no probe already out
     /// (RFC 8985 §7.2, Linux's `tcp_schedule_loss_probe`).
     #[inline]
-    pub fn may_probe(&self) -> bool {
+    fn may_probe(&self) -> bool {
         self.state == LossState::Open
             && !self.after_timeout
             && self.scb.total() == 0
@@ -750,6 +783,54 @@ impl State {
         // Linux's pipe: in flight, less SACKed, less lost and not resent
         self.pipe = self.linux_pipe(st, r.lost());
         self.rack = Some(r);
+    }
+
+    /// The RACK-TLP timer to arm after an ack or a timer (RFC 8985 §7.2,
+    /// Linux's `tcp_schedule_loss_probe`): the reordering timer if RACK
+    /// waits for one, else, in the open state with data in flight, the
+    /// probe timeout. None without RACK.
+    pub fn rack_timer(&self, st: &TcpState, clock: &ProbeClock) -> Option<RackTimer> {
+        let r = self.rack()?;
+        if let Some(at) = r.reo_at() {
+            return Some(RackTimer::Reorder(at));
+        }
+        let in_flight = st.maxseq() - st.highest_ack();
+        if !self.may_probe() || in_flight <= 0 {
+            return None;
+        }
+        let srtt = clock.srtt_ns;
+        // RFC 8985 §7.2 (paraphrased): the probe timeout is twice the smoothed RTT, plus room
+        // for a delayed ack when one packet is in flight, and fires before the RTO.
+        let pto = if srtt == 0 {
+            clock.initial_rto_ns // TCP_TIMEOUT_INIT
+        } else if in_flight == 1 {
+            // room for the receiver's delayed ack
+            2 * srtt + clock.min_rto_ns
+        } else {
+            2 * srtt + super::rack::TIMEOUT_MIN_NS
+        };
+        Some(RackTimer::Probe(clock.now + pto))
+    }
+
+    /// The probe timeout fired (Linux's `tcp_send_loss_probe`): one packet
+    /// whatever the window — new data if any may go, else the highest packet
+    /// sent again — whose fate the next acks tell (RFC 8985 §7.3).
+    pub fn on_probe_timeout(&mut self, st: &TcpState, acts: &mut Actions) {
+        let new = st.t_seqno() > st.maxseq()
+            && st.t_seqno() < st.curseq()
+            && st.t_seqno() <= st.highest_ack() + st.wnd() as i64;
+        let seq = if new {
+            st.t_seqno()
+        } else if st.maxseq() > st.highest_ack() {
+            st.maxseq()
+        } else {
+            return;
+        };
+        if let Some(r) = self.rack_mut() {
+            // the highest packet sent once the probe is out
+            r.on_probe_sent(seq.max(st.maxseq()), !new);
+        }
+        acts.push(Action::Probe { seq, new });
     }
 
     /// The reordering timer fired (`tcp_rack_reo_timeout`): mark what is
