@@ -604,6 +604,18 @@ impl TcpSender {
         }
     }
 
+    /// Send the tail loss probe recovery asked for: packet `seq`, new data
+    /// if `new`; the RTO restarts from it.
+    #[cold]
+    #[inline(never)]
+    fn send_probe(&mut self, seq: i64, new: bool, now: SimTime, out: &mut Vec<Packet>) {
+        self.output(seq, now, out);
+        if new {
+            self.st.sent_next();
+        }
+        self.set_rtx_timer(now);
+    }
+
     /// RACK notes the send time of packet `seqno` (before `maxseq` moves).
     #[inline]
     fn rack_on_send(&mut self, seqno: i64, now: SimTime) {
@@ -695,13 +707,7 @@ impl TcpSender {
             Action::Retransmit(seq) => self.output(seq, now, out),
             Action::SendMuch { maxburst } => self.send_much(now, maxburst, out),
             Action::SendOne => self.send_one(now, out),
-            Action::Probe { seq, new } => {
-                self.output(seq, now, out);
-                if new {
-                    self.st.sent_next();
-                }
-                self.set_rtx_timer(now);
-            }
+            Action::Probe { seq, new } => self.send_probe(seq, new, now, out),
         }
     }
 
