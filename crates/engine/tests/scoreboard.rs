@@ -128,7 +128,7 @@ fn the_bitmap_scoreboard_matches_the_flag_per_packet_model() {
                 m.update_with(ack, &blocks, |k| a.push(k));
                 s.update_with(ack, &blocks, |k| b.push(k));
                 assert_eq!(b, a, "run {run} step {step}: newly SACKed");
-                assert_eq!(s.changed, m.changed, "run {run} step {step}");
+                assert_eq!(s.changed(), m.changed, "run {run} step {step}");
             }
             assert_eq!(s.total(), m.total as i64, "run {run} step {step}");
             for k in ack - 3..ack + 500 {

@@ -26,7 +26,7 @@ impl Sim {
         }
         out.clear();
         if let Agent::Tcp { snd, .. } = &mut self.agents[f as usize] {
-            if let Some(d) = snd.rto_deadline {
+            if let Some(d) = snd.rto_deadline() {
                 let armed = &mut self.rto_orders[f as usize];
                 if armed.deadline != d {
                     // (re)armed in this event: ns-2 reschedules its timer now
@@ -36,15 +36,15 @@ impl Sim {
                         by: order,
                     };
                 }
-                if d < snd.rto_entry {
-                    snd.rto_entry = d;
+                if d < snd.rto_entry() {
+                    snd.note_rto_entry(d);
                     self.sched.schedule_ordered(d, Event::Rto(f), armed.order());
                 }
             }
             // the pacer: at most one pending event per flow
-            if let Some(d) = snd.pace_deadline {
-                if snd.pace_entry == SimTime::MAX {
-                    snd.pace_entry = d;
+            if let Some(d) = snd.pace_deadline() {
+                if snd.pace_unscheduled() {
+                    snd.note_pace_entry(d);
                     self.sched.schedule(d, Event::Pace(f));
                 }
             }
@@ -57,15 +57,15 @@ impl Sim {
     pub(super) fn rto_event(&mut self, f: u32, now: SimTime) {
         let mut out = std::mem::take(&mut self.out);
         if let Agent::Tcp { snd, .. } = &mut self.agents[f as usize] {
-            if now != snd.rto_entry {
+            if now != snd.rto_entry() {
                 self.out = out;
                 return; // stale entry
             }
-            snd.rto_entry = SimTime::MAX;
-            match snd.rto_deadline {
+            snd.note_rto_entry(SimTime::MAX);
+            match snd.rto_deadline() {
                 Some(d) if d <= now => snd.on_timeout(now, &mut out),
                 Some(d) => {
-                    snd.rto_entry = d;
+                    snd.note_rto_entry(d);
                     self.sched.schedule_ordered(
                         d,
                         Event::Rto(f),
@@ -83,10 +83,9 @@ impl Sim {
     pub(super) fn pace_event(&mut self, f: u32, now: SimTime) {
         let mut out = std::mem::take(&mut self.out);
         if let Agent::Tcp { snd, .. } = &mut self.agents[f as usize] {
-            snd.pace_entry = SimTime::MAX;
-            snd.pace_deadline = None;
+            snd.pace_fired();
             snd.send_much(now, 0, &mut out);
-            if out.is_empty() && snd.pace_deadline.is_none() && !self.rec.tcp_every_change {
+            if out.is_empty() && snd.pace_deadline().is_none() && !self.rec.tcp_every_change {
                 // the window kept the packet in (a quarter of BBR's pacer
                 // events on b_sack10): nothing sent, no timer moved, so
                 // nothing for `after_sender` to do
@@ -135,7 +134,7 @@ impl Sim {
         else {
             return;
         };
-        if !snd.active {
+        if !snd.is_active() {
             return;
         }
         let mut out = std::mem::take(&mut self.out);
@@ -156,7 +155,7 @@ impl Sim {
         else {
             return;
         };
-        let r = app.read(sink.delivered_bytes);
+        let r = app.read(sink.delivered_bytes());
         self.rec.playback_read(now, f, &r);
         let next = app.next_read();
         if next <= self.flows[f as usize].stop {
@@ -191,14 +190,14 @@ impl Sim {
                 snd.in_flight(),
                 snd.highest_ack(),
             );
-            let r = &snd.rtt;
+            let r = snd.rtt();
             self.rec.rtt(
                 now,
                 f,
                 r.srtt_s(),
                 r.rttvar_s(),
-                secs(r.timeout_ns),
-                r.backoff,
+                secs(r.timeout_ns()),
+                r.backoff(),
             );
         }
     }

@@ -161,7 +161,7 @@ impl Sim {
         for (f, a) in plan.flows.iter().zip(&agents) {
             // the receiver takes packets without an event (see `forward`)
             let sink_chained = match a {
-                Agent::Tcp { sink, .. } => !sink.delayed_ack && apps[f.id as usize].is_none(),
+                Agent::Tcp { sink, .. } => !sink.delayed_ack() && apps[f.id as usize].is_none(),
                 Agent::Udp { .. } => rec.udp.is_none(),
             };
             let mut at = [(0, 0); 2];

@@ -127,15 +127,14 @@ impl Sim {
         match &mut self.agents[f] {
             Agent::Tcp { sink, snd } => {
                 if p.dir == FORWARD {
-                    let before = sink.delack_deadline;
+                    let before = sink.delack_deadline();
                     let ack = sink.on_data(&p, now);
-                    if sink.delack_deadline != before {
-                        if let Some(d) = sink.delack_deadline {
+                    if sink.delack_deadline() != before {
+                        if let Some(d) = sink.delack_deadline() {
                             self.sched.schedule(d, Event::DelAck(p.flow));
                         }
                     }
-                    if sink.prior_ack.is_some() {
-                        let a = sink.prior_ack.take().unwrap();
+                    if let Some(a) = sink.take_prior_ack() {
                         self.forward(a, now, order);
                     }
                     if let Some(a) = ack {

@@ -101,12 +101,12 @@ impl Sim {
             .zip(&self.flow_drops)
             .map(|(a, &drops)| match a {
                 Agent::Tcp { snd, sink } => FlowCount {
-                    delivered_packets: sink.delivered_packets,
-                    delivered_bytes: sink.delivered_bytes,
-                    sent: snd.counters.sent,
-                    retransmissions: snd.counters.retransmissions,
-                    timeouts: snd.counters.timeouts,
-                    fast_retransmits: snd.counters.fast_retransmits,
+                    delivered_packets: sink.delivered_packets(),
+                    delivered_bytes: sink.delivered_bytes(),
+                    sent: snd.counters().sent,
+                    retransmissions: snd.counters().retransmissions,
+                    timeouts: snd.counters().timeouts,
+                    fast_retransmits: snd.counters().fast_retransmits,
                     drops,
                 },
                 Agent::Udp {

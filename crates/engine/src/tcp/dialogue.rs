@@ -101,7 +101,7 @@ impl Dialogue {
     /// The retransmission timer fires at `t_ms` (it must be due then).
     pub fn timeout(&mut self, t_ms: u64) -> &mut Self {
         assert!(self.out.is_empty(), "unchecked packets {:?}", self.seqs());
-        assert_eq!(self.s.rto_deadline, Some(ms(t_ms)), "timer deadline");
+        assert_eq!(self.s.rto_deadline(), Some(ms(t_ms)), "timer deadline");
         self.s.on_timeout(ms(t_ms), &mut self.out);
         self
     }
@@ -138,7 +138,7 @@ impl Dialogue {
     /// The retransmission timer is due at `t_ms`.
     #[track_caller]
     pub fn timer(&mut self, t_ms: u64) -> &mut Self {
-        assert_eq!(self.s.rto_deadline, Some(ms(t_ms)), "timer deadline");
+        assert_eq!(self.s.rto_deadline(), Some(ms(t_ms)), "timer deadline");
         self
     }
 

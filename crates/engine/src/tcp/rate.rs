@@ -59,7 +59,7 @@ impl RateSample {
 /// The connection's side of it (`tp->delivered`, `delivered_mstamp`,
 /// `first_tx_mstamp`) and each outstanding packet's snapshot.
 pub struct RateState {
-    pub delivered: i64,
+    delivered: i64,
     delivered_time: SimTime,
     first_tx: SimTime,
     /// Snapshot of packet k at slot k mod len.

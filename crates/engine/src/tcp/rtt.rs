@@ -26,20 +26,20 @@ pub struct RttEstimator {
     /// 4 × rttvar in ticks.
     t_rttvar: i64,
     /// Last measured RTT in ticks.
-    pub t_rtt: i64,
+    t_rtt: i64,
     /// Current RTO before backoff, seconds.
-    pub t_rtxcur_s: f64,
+    t_rtxcur_s: f64,
     /// Exponential backoff multiplier (1, 2, 4, ...).
-    pub backoff: u32,
+    backoff: u32,
     /// `timeout_s()` in nanoseconds, kept current (it is read on every ack).
-    pub timeout_ns: SimTime,
+    timeout_ns: SimTime,
     /// A segment is being timed.
-    pub active: bool,
+    active: bool,
     /// The timed segment and when it was sent.
-    pub timed_seq: i64,
-    pub timed_at: SimTime,
+    timed_seq: i64,
+    timed_at: SimTime,
     /// Linux's estimator (the `linux` profile), if it replaces ns-2's.
-    pub linux: Option<LinuxRtt>,
+    linux: Option<LinuxRtt>,
 }
 
 /// Linux's RTT estimator and RTO (`tcp_rtt_estimator`, `tcp_set_rto`,
@@ -64,15 +64,15 @@ pub struct RttEstimator {
 #[derive(Clone, Debug, Default)]
 pub struct LinuxRtt {
     /// 8 × srtt, µs (0: no sample yet).
-    pub srtt_us: i64,
+    srtt_us: i64,
     /// 4 × mdev, µs.
-    pub mdev_us: i64,
-    pub mdev_max_us: i64,
-    pub rttvar_us: i64,
+    mdev_us: i64,
+    mdev_max_us: i64,
+    rttvar_us: i64,
     /// The packet whose cumulative ack ends this RTT (`rtt_seq`).
-    pub rtt_seq: i64,
+    rtt_seq: i64,
     /// `TCP_RTO_MIN` (the profile's `min_rto`), µs.
-    pub rto_min_us: i64,
+    rto_min_us: i64,
 }
 
 impl LinuxRtt {
@@ -156,6 +156,80 @@ impl RttEstimator {
         self.timeout_ns = crate::time::from_secs(self.timeout_s());
     }
 
+    /// Exponential backoff multiplier (1, 2, 4, ...).
+    #[inline]
+    pub fn backoff(&self) -> u32 {
+        self.backoff
+    }
+
+    /// The retransmission timeout, backoff included, ns.
+    #[inline]
+    pub fn timeout_ns(&self) -> SimTime {
+        self.timeout_ns
+    }
+
+    /// Linux's estimator replaces ns-2's.
+    #[inline]
+    pub fn is_linux(&self) -> bool {
+        self.linux.is_some()
+    }
+
+    /// Linux's smoothed RTT, ns, whole µs (0: none yet, or ns-2's estimator).
+    #[inline]
+    pub fn linux_srtt_ns(&self) -> SimTime {
+        self.linux.as_ref().map_or(0, |l| l.srtt_us >> 3) as SimTime * 1000
+    }
+
+    /// New data, packet `seqno`, leaves at `now`: if no packet is being
+    /// timed, time this one (ns-2 `output()`: one timed packet per RTT; it
+    /// only moves forward, Karn's rule keeping retransmissions out).
+    #[inline]
+    pub fn time_new(&mut self, seqno: i64, now: SimTime) {
+        if !self.active {
+            self.active = true;
+            if seqno > self.timed_seq {
+                self.timed_seq = seqno;
+                self.timed_at = now;
+            }
+        }
+    }
+
+    /// A retransmission: the timed packet may arrive as either copy, so it
+    /// gives no sample (Karn's rule).
+    #[inline]
+    pub fn stop_timing(&mut self) {
+        self.active = false;
+    }
+
+    /// The cumulative ack `ack` covers the timed packet: timing stops and
+    /// the measured time is returned, ns (to be fed to the estimator).
+    #[inline]
+    pub fn sample_ack(&mut self, ack: i64, now: SimTime) -> Option<SimTime> {
+        if self.active && ack >= self.timed_seq {
+            self.active = false;
+            Some(now - self.timed_at)
+        } else {
+            None
+        }
+    }
+
+    /// A partial ack covered the timed packet, which a retransmission may
+    /// have delivered: no sample (Karn's rule), timing stops and the backoff
+    /// ends (RFC 6298 §5.7's fresh start). True if it did.
+    #[inline]
+    // RFC 6298 §3: "RTT samples MUST NOT be made using segments that were retransmitted (and thus
+    // for which it is ambiguous whether the reply was for the first instance of the packet or a
+    // later instance)."
+    pub fn discard_sample(&mut self, ack: i64) -> bool {
+        if self.active && ack >= self.timed_seq {
+            self.active = false;
+            self.reset_backoff();
+            true
+        } else {
+            false
+        }
+    }
+
     /// Use Linux's estimator (the `linux` profile) from now on.
     pub fn use_linux(&mut self) {
         self.linux = Some(LinuxRtt {
@@ -236,6 +310,7 @@ impl RttEstimator {
     }
 
     /// Double the backoff after a timeout (ns-2 `rtt_backoff()`).
+    // RFC 6298 §5: "(5.5) The host MUST set RTO <- RTO * 2 ("back off the timer")."
     pub fn back_off(&mut self) {
         if self.linux.is_some() {
             // `icsk_backoff++`; the RTO doubles up to TCP_RTO_MAX

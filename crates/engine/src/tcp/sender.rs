@@ -6,6 +6,7 @@
 
 use super::cc::{AckEvent, Controller};
 use super::profiles::Profile;
+use super::recovery::sack::{ProbeClock, RackTimer};
 use super::recovery::{cumulative_ack, Action, Actions, Recovery};
 use super::rtt::RttEstimator;
 pub use super::state::CwndAction;
@@ -25,30 +26,30 @@ pub struct TcpCounters {
 }
 
 pub struct TcpSender {
-    pub flow: u32,
-    pub p: TcpParams,
+    flow: u32,
+    p: TcpParams,
     /// Sequence space and the facts loss recovery shares.
-    pub st: TcpState,
-    pub cc: Controller,
-    pub rec: Recovery,
+    st: TcpState,
+    cc: Controller,
+    rec: Recovery,
     /// Send times by packet, for a controller that takes an RTT sample on
     /// every ack as Linux does (empty otherwise): packet k at slot
     /// k mod len; `SimTime::MAX` marks a retransmission (Karn's rule).
     sent_at: Vec<SimTime>,
     /// Delivery-rate state (`tcp_rate.c`) for a controller that takes rate
     /// samples; `None` otherwise.
-    pub rate: Option<Box<super::rate::RateState>>,
+    rate: Option<Box<super::rate::RateState>>,
     /// The pacer: the earliest time the next packet may leave; a rate of
     /// 0 means no pacing (every controller but one that sets a rate).
-    pub pacing_rate_bps: f64,
-    pub next_send: SimTime,
+    pacing_rate_bps: f64,
+    next_send: SimTime,
     /// The last gap the pacer computed: (rate, packet size, ns) — the rate
     /// changes far less often than packets leave.
     pace_gap: (f64, u32, SimTime),
     /// The pacer holds packets back until this time (None: not waiting).
-    pub pace_deadline: Option<SimTime>,
+    pace_deadline: Option<SimTime>,
     /// Time of this sender's one pending pacer event (MAX if none).
-    pub pace_entry: SimTime,
+    pace_entry: SimTime,
     /// The controller keeps per-packet state beside the window (send
     /// times, rate samples, a pacer): CUBIC and BBR. Reno's family does
     /// not, and its hot path tests this one flag instead of each hook.
@@ -64,14 +65,14 @@ pub struct TcpSender {
     /// Classic ECN: a mark was echoed at a window of one packet or less;
     /// another such mark backs the timer off (ns-2 `ecn_backoff_`).
     ecn_backoff: bool,
-    pub rtt: RttEstimator,
+    rtt: RttEstimator,
     /// The sender has been started and not stopped.
-    pub active: bool,
+    active: bool,
     /// Retransmission timer deadline, if armed.
-    pub rto_deadline: Option<SimTime>,
+    rto_deadline: Option<SimTime>,
     /// Time of this sender's live entry in the event queue (MAX if none).
-    pub rto_entry: SimTime,
-    pub counters: TcpCounters,
+    rto_entry: SimTime,
+    counters: TcpCounters,
     /// RACK-TLP's reordering or probe timer, when it holds the one timer
     /// in the RTO's place (`rto_deadline` is then its time).
     early: Option<Early>,
@@ -81,11 +82,11 @@ pub struct TcpSender {
     send_hooks_on: bool,
 }
 
-/// A RACK-TLP timer due before the RTO (Linux's `icsk_pending`).
+/// A RACK-TLP timer due before the RTO (Linux's `icsk_pending`), which
+/// recovery chose ([`Recovery::rack_timer`]) and handles when it fires.
 #[derive(Clone, Copy, Debug)]
 struct Early {
-    at: SimTime,
-    probe: bool,
+    timer: RackTimer,
     /// The RTO deadline it displaced.
     rto: Option<SimTime>,
 }
@@ -97,7 +98,7 @@ impl TcpSender {
     pub fn new(flow: u32, p: TcpParams, boot_time_s: f64) -> Self {
         let mut cc = Controller::new(&p);
         if let Controller::Bbr(b) = &mut cc {
-            b.seed = flow;
+            b.seed_with(flow);
         }
         let hooks = cc.wants_ack_rtt() || cc.sees_every_ack();
         let mut rtt = RttEstimator::new(
@@ -116,12 +117,9 @@ impl TcpSender {
         // SACK recovery sends while its pipe is below cwnd, which with RACK
         // let a BBR startup overshoot to thousands of packets and stall (a
         // merge of two branches found it): BBR keeps PRR until that is fixed
-        let mut rec = Recovery::new(p.variant, linux, linux);
-        let rack = rec.rack_mut().is_some();
         let bbr = matches!(p.cc, super::cc::Cc::Bbr);
-        if let Recovery::Sack(x) = &mut rec {
-            x.note_sacked = bbr;
-        }
+        let mut rec = Recovery::new(p.variant, linux, linux, bbr);
+        let rack = rec.rack_mut().is_some();
         TcpSender {
             flow,
             p,
@@ -154,13 +152,13 @@ impl TcpSender {
     /// Remember when packet `seqno` left (or that it is a retransmission),
     /// keeping every packet not yet acked in its own slot.
     fn note_sent(&mut self, seqno: i64, now: SimTime, rtx: bool) {
-        let span = (seqno - self.st.highest_ack) as usize;
+        let span = (seqno - self.st.highest_ack()) as usize;
         if span >= self.sent_at.len() {
             let len = (2 * span).next_power_of_two().max(64);
             let mut grown = vec![SimTime::MAX; len];
             let old = self.sent_at.len();
             if old > 0 {
-                for k in (self.st.highest_ack + 1)..=self.st.maxseq.min(seqno - 1) {
+                for k in (self.st.highest_ack() + 1)..=self.st.maxseq().min(seqno - 1) {
                     grown[k as usize & (len - 1)] = self.sent_at[k as usize & (old - 1)];
                 }
             }
@@ -183,6 +181,81 @@ impl TcpSender {
         (t <= now).then(|| now - t)
     }
 
+    /// The RTT estimator (read-only: the sender feeds it).
+    #[inline]
+    pub fn rtt(&self) -> &RttEstimator {
+        &self.rtt
+    }
+
+    /// What this sender has done so far.
+    #[inline]
+    pub fn counters(&self) -> &TcpCounters {
+        &self.counters
+    }
+
+    /// The congestion control (read-only).
+    #[inline]
+    pub fn cc(&self) -> &Controller {
+        &self.cc
+    }
+
+    /// The loss recovery (read-only).
+    #[inline]
+    pub fn recovery(&self) -> &Recovery {
+        &self.rec
+    }
+
+    /// The sender has been started and not stopped.
+    #[inline]
+    pub fn is_active(&self) -> bool {
+        self.active
+    }
+
+    /// When the one retransmission (or RACK-TLP) timer is due, if armed.
+    #[inline]
+    pub fn rto_deadline(&self) -> Option<SimTime> {
+        self.rto_deadline
+    }
+
+    /// The time of this sender's live timer entry in the event queue
+    /// (`SimTime::MAX`: none).
+    #[inline]
+    pub fn rto_entry(&self) -> SimTime {
+        self.rto_entry
+    }
+
+    /// The event queue holds this sender's timer entry for time `at`
+    /// (`SimTime::MAX`: it holds none, the entry having fired).
+    #[inline]
+    pub fn note_rto_entry(&mut self, at: SimTime) {
+        self.rto_entry = at;
+    }
+
+    /// The pacer holds packets back until this time (None: not waiting).
+    #[inline]
+    pub fn pace_deadline(&self) -> Option<SimTime> {
+        self.pace_deadline
+    }
+
+    /// The event queue holds no pacer event for this sender.
+    #[inline]
+    pub fn pace_unscheduled(&self) -> bool {
+        self.pace_entry == SimTime::MAX
+    }
+
+    /// The event queue holds this sender's pacer event for time `at`.
+    #[inline]
+    pub fn note_pace_entry(&mut self, at: SimTime) {
+        self.pace_entry = at;
+    }
+
+    /// The pacer's event fired: none is pending, nothing waits.
+    #[inline]
+    pub fn pace_fired(&mut self) {
+        self.pace_entry = SimTime::MAX;
+        self.pace_deadline = None;
+    }
+
     pub fn variant(&self) -> Variant {
         self.p.variant
     }
@@ -202,7 +275,7 @@ impl TcpSender {
     /// Highest cumulative ack (−1 before any).
     #[inline]
     pub fn highest_ack(&self) -> i64 {
-        self.st.highest_ack
+        self.st.highest_ack()
     }
 
     /// The usable window, packets (ns-2 `window()`; Reno adds `dupwnd`).
@@ -213,13 +286,13 @@ impl TcpSender {
 
     /// Packets sent and not yet cumulatively acked.
     pub fn in_flight(&self) -> i64 {
-        self.st.maxseq - self.st.highest_ack
+        self.st.maxseq() - self.st.highest_ack()
     }
 
     /// The application starts a bulk transfer.
     pub fn start(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         self.active = true;
-        self.st.curseq = BULK;
+        self.st.supply_to(BULK);
         self.pacing_rate_bps = self.cc.pacing_rate_bps();
         self.send_much(now, 0, out);
     }
@@ -228,28 +301,28 @@ impl TcpSender {
     /// writes (ns-2: `curseq_` 0 until the first `sendmsg`).
     pub fn start_app(&mut self) {
         self.active = true;
-        self.st.curseq = 0;
+        self.st.supply_to(0);
     }
 
     /// The application wrote `n` packets (ns-2 `sendmsg`): send what the
     /// window allows. Ignored once stopped.
     pub fn app_write(&mut self, n: i64, now: SimTime, out: &mut Vec<Packet>) {
         if self.active {
-            self.st.curseq += n;
+            self.st.supply(n);
             self.send_much(now, 0, out);
         }
     }
 
     /// Packets written and not yet cumulatively acknowledged (sent or not).
     pub fn buffered(&self) -> i64 {
-        self.st.curseq - self.st.highest_ack - 1
+        self.st.curseq() - self.st.highest_ack() - 1
     }
 
     /// The application stops: nothing new is sent; outstanding data is still
     /// recovered. The timer is disarmed once everything is acked.
     pub fn stop(&mut self) {
         self.active = false;
-        self.st.curseq = self.st.t_seqno.max(self.st.maxseq + 1);
+        self.st.close();
     }
 
     /// Send packet `seqno` (ns-2 `output()`).
@@ -266,25 +339,21 @@ impl TcpSender {
         if self.p.ecn {
             self.ecn_bits(&mut pkt);
         }
-        let force_timer = self.st.highest_ack == self.st.maxseq;
+        let force_timer = self.st.highest_ack() == self.st.maxseq();
         self.counters.sent += 1;
         if self.send_hooks_on {
             self.send_hooks(seqno, size, now);
         }
-        if seqno > self.st.maxseq {
-            self.st.maxseq = seqno;
-            if !self.rtt.active {
-                self.rtt.active = true;
-                if seqno > self.rtt.timed_seq {
-                    self.rtt.timed_seq = seqno;
-                    self.rtt.timed_at = now;
-                }
-            }
+        if self.st.note_output(seqno) {
+            self.rtt.time_new(seqno, now);
         } else {
             pkt.rtx = true;
             self.counters.retransmissions += 1;
         }
         out.push(pkt);
+        // RFC 6298 §5: "(5.1) Every time a packet containing data is sent (including a
+        // retransmission), if the timer is not running, start it running so that it will expire
+        // after RTO seconds (for the current value of RTO)."
         if self.rto_deadline.is_none() || force_timer {
             self.set_rtx_timer(now);
         }
@@ -297,7 +366,7 @@ impl TcpSender {
     /// (ns-2's `SetCWRonRetransmit_`) — carries CWR.
     #[cold]
     fn ecn_bits(&mut self, pkt: &mut Packet) {
-        if !self.st.ecn {
+        if !self.st.ecn() {
             pkt.ecn = ECT;
             return;
         }
@@ -317,16 +386,16 @@ impl TcpSender {
         }
         if let Some(r) = &mut self.rate {
             // the rate table keeps the send times too
-            let rtx = seqno <= self.st.maxseq;
+            let rtx = seqno <= self.st.maxseq();
             r.on_send(
                 seqno,
                 now,
-                self.st.maxseq - self.st.highest_ack,
-                self.st.highest_ack,
+                self.st.maxseq() - self.st.highest_ack(),
+                self.st.highest_ack(),
                 rtx,
             );
         } else if self.cc.wants_ack_rtt() {
-            self.note_sent(seqno, now, seqno <= self.st.maxseq);
+            self.note_sent(seqno, now, seqno <= self.st.maxseq());
         }
         if self.pacing_rate_bps > 0.0 {
             // the next packet may leave one packet time at the pacing rate
@@ -378,12 +447,14 @@ impl TcpSender {
         }
         let mut win = self.window();
         let mut n = 0;
-        while self.st.t_seqno <= self.st.highest_ack + win && self.st.t_seqno < self.st.curseq {
+        while self.st.t_seqno() <= self.st.highest_ack() + win
+            && self.st.t_seqno() < self.st.curseq()
+        {
             if self.paced(now) {
                 return;
             }
-            self.output(self.st.t_seqno, now, out);
-            self.st.t_seqno += 1;
+            self.output(self.st.t_seqno(), now, out);
+            self.st.sent_next();
             n += 1;
             win = self.window();
             if maxburst > 0 && n == maxburst {
@@ -407,18 +478,22 @@ impl TcpSender {
     /// Limited transmit: one new packet on an early duplicate ack (RFC 3042; ns-2 `send_one()`).
     pub fn send_one(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         let st = &self.st;
-        if st.t_seqno <= st.highest_ack + st.wnd as i64
-            && st.t_seqno < st.curseq
-            && (st.t_seqno as f64) <= st.highest_ack as f64 + self.cc.cwnd() + st.dupacks as f64
+        // RFC 3042 §2: "The receiver's advertised window allows the transmission of the segment."
+        if st.t_seqno() <= st.highest_ack() + st.wnd() as i64
+            && st.t_seqno() < st.curseq()
+            // RFC 3042 §2: "The amount of outstanding data would remain less than or equal to the
+            // congestion window plus 2 segments."
+            && (st.t_seqno() as f64)
+                <= st.highest_ack() as f64 + self.cc.cwnd() + st.dupacks() as f64
         {
-            self.output(self.st.t_seqno, now, out);
-            self.st.t_seqno += 1;
+            self.output(self.st.t_seqno(), now, out);
+            self.st.sent_next();
         }
     }
 
     #[inline]
     pub fn set_rtx_timer(&mut self, now: SimTime) {
-        self.rto_deadline = Some(now + self.rtt.timeout_ns);
+        self.rto_deadline = Some(now + self.rtt.timeout_ns());
     }
 
     #[inline]
@@ -433,17 +508,24 @@ impl TcpSender {
             self.rtt.back_off();
         }
         self.set_rtx_timer(now);
+        // RFC 6298 §5: "(5.4) Retransmit the earliest segment that has not been acknowledged by the
+        // TCP receiver."
         if !mild {
-            self.st.t_seqno = self.st.highest_ack + 1;
+            self.st.go_back_n();
         }
-        self.rtt.active = false;
+        self.rtt.stop_timing();
     }
 
     /// Re-arm or cancel the timer after an ack (ns-2 `newtimer()`).
     pub fn newtimer(&mut self, ack: i64, now: SimTime) {
-        if self.st.t_seqno > ack || ack < self.st.maxseq || self.cc.cwnd() < 1.0 {
+        if self.st.t_seqno() > ack || ack < self.st.maxseq() || self.cc.cwnd() < 1.0 {
+            // RFC 6298 §5: "(5.3) When an ACK is received that acknowledges new data, restart the
+            // retransmission timer so that it will expire after RTO seconds (for the current value
+            // of RTO)."
             self.set_rtx_timer(now);
         } else {
+            // RFC 6298 §5: "(5.2) When all outstanding data has been acknowledged, turn off the
+            // retransmission timer."
             self.cancel_rtx_timer();
         }
     }
@@ -453,18 +535,17 @@ impl TcpSender {
     /// re-arm the timer. Returns the sample, seconds.
     #[inline(always)]
     fn newack_timing(&mut self, ack: i64, now: SimTime) -> Option<f64> {
-        if self.rtt.linux.is_some() {
+        if self.rtt.is_linux() {
             return self.linux_timing(ack, now);
         }
         let mut sample = None;
-        if self.rtt.active && ack >= self.rtt.timed_seq {
+        if let Some(m) = self.rtt.sample_ack(ack, now) {
             // (not while marks keep a one-packet window backed off)
             if !(self.ecn_backoff && self.ect && self.ece) {
                 self.rtt.reset_backoff();
                 self.ecn_backoff = false;
             }
-            self.rtt.active = false;
-            let tao = crate::time::secs(now - self.rtt.timed_at);
+            let tao = crate::time::secs(m);
             self.rtt.update(now, tao);
             sample = Some(tao);
         }
@@ -479,99 +560,58 @@ impl TcpSender {
     #[cold]
     fn linux_timing(&mut self, ack: i64, now: SimTime) -> Option<f64> {
         let m = match self.rec.rack_mut() {
-            Some(r) => r.ack_rtt.take(),
-            None if self.rtt.active && ack >= self.rtt.timed_seq => {
-                self.rtt.active = false;
-                Some(now - self.rtt.timed_at)
-            }
-            None => None,
+            Some(r) => r.take_ack_rtt(),
+            None => self.rtt.sample_ack(ack, now),
         };
         if let Some(m) = m {
             self.rtt
-                .update_linux(m, ack + 1, self.st.maxseq.max(ack) + 1);
+                .update_linux(m, ack + 1, self.st.maxseq().max(ack) + 1);
         }
         self.newtimer(ack, now);
         m.map(crate::time::secs)
     }
 
     /// Re-arm the one timer after an ack or a timer under RACK-TLP: the
-    /// reordering timer if RACK waits for one, else the probe timeout in
-    /// the open state (RFC 8985 §7.2, Linux's `tcp_schedule_loss_probe`),
-    /// whichever is due before the RTO, which stays underneath.
+    /// timer recovery asks for (the reordering timer, or the probe timeout
+    /// in the open state), if it is due before the RTO, which stays
+    /// underneath; recovery handles it when it fires ([`Self::early_timeout`]).
     #[cold]
     fn linux_timer(&mut self, now: SimTime) {
-        let Recovery::Sack(x) = &self.rec else {
+        if self.rec.rack().is_none() {
             return;
-        };
-        let Some(r) = x.rack.as_deref() else {
-            return;
-        };
+        }
         // the RTO the ns-2 logic wants: the displaced one while the early
         // timer is still in place, else whatever it has set since
         let rto = match (self.rto_deadline, self.early.take()) {
-            (Some(d), Some(e)) if d == e.at => e.rto,
+            (Some(d), Some(e)) if d == e.timer.at() => e.rto,
             (d, _) => d,
         };
         self.rto_deadline = rto;
         let Some(rto_at) = rto else {
             return;
         };
-        let in_flight = self.st.maxseq - self.st.highest_ack;
-        let want = if let Some(at) = r.reo_at {
-            Some((at, false))
-        } else if !x.fastrecov
-            && !x.loss
-            && !x.after_timeout
-            && x.scb.total() == 0
-            && r.tlp_high.is_none()
-            && in_flight > 0
-        {
-            let srtt = self.rtt.linux.as_ref().map_or(0, |l| l.srtt_us >> 3) as SimTime * 1000;
-            let pto = if srtt == 0 {
-                self.p.initial_rto_ns // TCP_TIMEOUT_INIT
-            } else if in_flight == 1 {
-                // room for the receiver's delayed ack
-                2 * srtt + self.p.min_rto_ns
-            } else {
-                2 * srtt + super::recovery::rack::TIMEOUT_MIN_NS
-            };
-            Some((now + pto, true))
-        } else {
-            None
+        let clock = ProbeClock {
+            now,
+            srtt_ns: self.rtt.linux_srtt_ns(),
+            initial_rto_ns: self.p.initial_rto_ns,
+            min_rto_ns: self.p.min_rto_ns,
         };
-        if let Some((at, probe)) = want {
-            if at < rto_at {
-                self.early = Some(Early { at, probe, rto });
-                self.rto_deadline = Some(at);
+        if let Some(timer) = self.rec.rack_timer(&self.st, &clock) {
+            if timer.at() < rto_at {
+                self.early = Some(Early { timer, rto });
+                self.rto_deadline = Some(timer.at());
             }
         }
     }
 
-    /// The probe timeout (Linux's `tcp_send_loss_probe`): one packet
-    /// whatever the window — new data if any may go, else the last packet
-    /// again; the RTO restarts from it.
+    /// Send the tail loss probe recovery asked for: packet `seq`, new data
+    /// if `new`; the RTO restarts from it.
     #[cold]
-    fn send_probe(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        let st = &self.st;
-        let new = st.t_seqno > st.maxseq
-            && st.t_seqno < st.curseq
-            && st.t_seqno <= st.highest_ack + st.wnd as i64;
-        let seq = if new {
-            self.st.t_seqno
-        } else if st.maxseq > st.highest_ack {
-            st.maxseq
-        } else {
-            return;
-        };
+    #[inline(never)]
+    fn send_probe(&mut self, seq: i64, new: bool, now: SimTime, out: &mut Vec<Packet>) {
         self.output(seq, now, out);
         if new {
-            self.st.t_seqno += 1;
-        }
-        let high = self.st.maxseq;
-        if let Some(r) = self.rec.rack_mut() {
-            r.tlp_high = Some(high);
-            r.tlp_retrans = !new;
-            r.probes += 1;
+            self.st.sent_next();
         }
         self.set_rtx_timer(now);
     }
@@ -579,7 +619,7 @@ impl TcpSender {
     /// RACK notes the send time of packet `seqno` (before `maxseq` moves).
     #[inline]
     fn rack_on_send(&mut self, seqno: i64, now: SimTime) {
-        let (base, maxseq) = (self.st.highest_ack + 1, self.st.maxseq);
+        let (base, maxseq) = (self.st.highest_ack() + 1, self.st.maxseq());
         if let Some(r) = self.rec.rack_mut() {
             r.on_send(seqno, now, base, maxseq);
         }
@@ -589,17 +629,16 @@ impl TcpSender {
     #[cold]
     fn probe_reduce(&mut self, window: f64) {
         self.cc.on_congestion_event(window, false, false);
-        self.cwr_pending = self.st.ecn;
+        self.cwr_pending = self.st.ecn();
     }
 
     /// Hand RACK the time and the smoothed RTT of the event at hand.
     #[inline(never)]
     fn rack_clock(&mut self, now: SimTime) -> bool {
-        let srtt = self.rtt.linux.as_ref().map_or(0, |l| l.srtt_us >> 3) as SimTime * 1000;
+        let srtt = self.rtt.linux_srtt_ns();
         match self.rec.rack_mut() {
             Some(r) => {
-                r.now = now;
-                r.srtt = srtt;
+                r.set_clock(now, srtt);
                 true
             }
             None => false,
@@ -618,22 +657,19 @@ impl TcpSender {
                     // (an ack echoing a mark does not open the window: ns-2's
                     // recv_newack_helper skips opencwnd() on ECN-Echo once
                     // the offer was echoed)
-                    match &mut self.cc {
-                        // TCP(α, β) in ns-2 grows per ack whatever it says
-                        Controller::Aimd(a) => a.open(),
-                        cc => cc.on_ack(&AckEvent {
-                            now,
-                            acked,
-                            rtt_s: sample,
-                            ack_rtt_ns: None,
-                            highest_ack: ack,
-                            next_seq: self.st.maxseq + 1,
-                            in_flight: self.st.maxseq - ack,
-                            rate: None,
-                            ece: false,
-                            grow,
-                        }),
-                    }
+                    let st = &self.st;
+                    self.cc.on_ack_with(|| AckEvent {
+                        now,
+                        acked,
+                        rtt_s: sample,
+                        ack_rtt_ns: None,
+                        highest_ack: ack,
+                        next_seq: st.maxseq() + 1,
+                        in_flight: st.maxseq() - ack,
+                        rate: None,
+                        ece: false,
+                        grow,
+                    });
                     if ack == 0 && self.p.syn {
                         self.cc.on_syn_acked();
                     }
@@ -649,7 +685,7 @@ impl TcpSender {
                 self.counters.fast_retransmits += 1;
                 // recovery has just recorded the dupack as the last window change
                 self.cc.on_congestion_event(window, to_one, false);
-                self.cwr_pending = self.st.ecn;
+                self.cwr_pending = self.st.ecn();
             }
             Action::RepairAfterEcn { to_one } => {
                 self.counters.fast_retransmits += 1;
@@ -665,15 +701,13 @@ impl TcpSender {
             Action::Newtimer(ack) => self.newtimer(ack, now),
             Action::ResetBackoff => self.rtt.reset_backoff(),
             Action::StopTiming(ack) => {
-                if self.rtt.active && ack >= self.rtt.timed_seq {
-                    self.rtt.active = false;
-                    self.rtt.reset_backoff();
-                }
+                self.rtt.discard_sample(ack);
             }
             Action::Deflate(n) => self.cc.deflate(n),
             Action::Retransmit(seq) => self.output(seq, now, out),
             Action::SendMuch { maxburst } => self.send_much(now, maxburst, out),
             Action::SendOne => self.send_one(now, out),
+            Action::Probe { seq, new } => self.send_probe(seq, new, now, out),
         }
     }
 
@@ -688,11 +722,11 @@ impl TcpSender {
             return;
         };
         if let Recovery::Sack(x) = &mut self.rec {
-            for k in x.sacked_now.drain(..) {
+            for k in x.drain_sacked_now() {
                 rate.on_sacked(k);
             }
         }
-        rate.on_cum_ack(self.st.highest_ack);
+        rate.on_cum_ack(self.st.highest_ack());
     }
 
     /// A new ack for a controller with per-packet state: its RTT and rate
@@ -719,7 +753,7 @@ impl TcpSender {
                 rtt_s: sample,
                 ack_rtt_ns,
                 highest_ack: ack,
-                next_seq: self.st.maxseq + 1,
+                next_seq: self.st.maxseq() + 1,
                 in_flight: self.packets_in_flight(ack),
                 rate,
                 ece: self.ece,
@@ -743,38 +777,39 @@ impl TcpSender {
     #[inline]
     fn packets_in_flight(&self, ack: i64) -> i64 {
         match &self.rec {
-            Recovery::Sack(x) if x.loss => x.pipe,
-            _ => (self.st.t_seqno - 1).min(self.st.maxseq) - ack,
+            Recovery::Sack(x) => x.loss_pipe(),
+            _ => None,
         }
+        .unwrap_or_else(|| (self.st.t_seqno() - 1).min(self.st.maxseq()) - ack)
     }
 
     /// The retransmission timer expired (ns-2 `TcpAgent::timeout()`); the
     /// variant's own part has run first.
     fn base_timeout(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        let nothing_outstanding = self.st.highest_ack == self.st.maxseq;
-        self.st.recover = self.st.maxseq;
-        if self.st.highest_ack == -1 {
+        let nothing_outstanding = self.st.highest_ack() == self.st.maxseq();
+        self.st.mark_recover();
+        if self.st.highest_ack() == -1 {
             self.cc.on_first_packet_lost();
         }
-        self.cwr_pending = self.st.ecn;
+        self.cwr_pending = self.st.ecn();
         let w = self.st.windowd(self.cc.cwnd());
         if nothing_outstanding {
-            let after = self.st.last_cwnd_action == CwndAction::Timeout;
+            let after = self.st.last_cwnd_action() == CwndAction::Timeout;
             self.cc.on_rto(w, false, after);
-        } else if self.st.ecn && self.st.last_cwnd_action == CwndAction::Ecn {
+        } else if self.st.ecn() && self.st.last_cwnd_action() == CwndAction::Ecn {
             // in the window an echoed mark reduced: restart from one packet,
             // ssthresh kept (ns-2's timeout() "if we are in recovery from a
             // recent ECN, don't cut down ssthresh_"; not counted in nrexmit_)
             self.cc.on_rto(w, false, false);
         } else {
             self.counters.timeouts += 1;
-            self.st.last_cwnd_action = CwndAction::Timeout;
+            self.st.note_cwnd_action(CwndAction::Timeout);
             self.cc.on_rto(w, true, true);
         }
         // go-back-N (ns-2) — but Linux's loss state resends what RACK's
         // timeout marked, from where it is (`snd_nxt` stays)
         self.reset_rtx_timer(now, self.rack, !nothing_outstanding);
-        self.st.last_cwnd_action = CwndAction::Timeout;
+        self.st.note_cwnd_action(CwndAction::Timeout);
         self.send_much(now, 0, out);
     }
 
@@ -806,13 +841,32 @@ impl TcpSender {
         if matches!(&self.rate, Some(r) if r.pending()) {
             // an ack that only SACKs: the controller sees it too
             // (`tcp_ack` calls `cong_control` on every ack that delivers)
-            self.ack_hooks(self.st.highest_ack, 0, false, None, now);
+            self.ack_hooks(self.st.highest_ack(), 0, false, None, now);
         }
-        if !self.active && self.st.highest_ack >= self.st.maxseq {
+        if !self.active && self.st.highest_ack() >= self.st.maxseq() {
             self.cancel_rtx_timer();
         }
         if rack {
             self.linux_timer(now);
+        }
+        self.check_invariants();
+    }
+
+    /// The connection's invariants, at the end of every ack and timer
+    /// (debug and test builds only: compiled out of release builds). A
+    /// failure is a bug in the sequence space, the scoreboard or the window.
+    #[inline]
+    fn check_invariants(&self) {
+        #[cfg(debug_assertions)]
+        {
+            self.st.check_invariants();
+            self.rec.check_invariants(&self.st);
+            let cwnd = self.cc.cwnd();
+            debug_assert!(cwnd.is_finite() && cwnd >= 1.0, "cwnd {cwnd}");
+            debug_assert!(
+                self.rto_deadline.is_some() || self.early.is_none(),
+                "an early RACK-TLP timer without the timer armed"
+            );
         }
     }
 
@@ -825,9 +879,9 @@ impl TcpSender {
     #[cold]
     fn ecn_echo(&mut self, ack: i64) {
         let st = &mut self.st;
-        if ack > st.recover || st.last_cwnd_action == CwndAction::Timeout {
-            st.recover = st.maxseq;
-            st.last_cwnd_action = CwndAction::Ecn;
+        if ack > st.recover() || st.last_cwnd_action() == CwndAction::Timeout {
+            st.mark_recover();
+            st.note_cwnd_action(CwndAction::Ecn);
             if self.cc.cwnd() <= 1.0 {
                 // a window of one marked again: back off as for a timeout
                 if self.ecn_backoff {
@@ -837,6 +891,8 @@ impl TcpSender {
             } else {
                 self.ecn_backoff = false;
             }
+            // RFC 3168 §6.1.2: "That is, the TCP source halves the congestion window "cwnd" and
+            // reduces the slow start threshold "ssthresh"."
             self.cc.on_ecn(st.windowd(self.cc.cwnd()));
             self.cwr_pending = true;
         }
@@ -846,11 +902,11 @@ impl TcpSender {
     pub fn on_timeout(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         self.rto_deadline = None;
         if let Some(e) = self.early.take() {
-            if e.at == now {
+            if e.timer.at() == now {
                 return self.early_timeout(e, now, out);
             }
         }
-        if !self.active && self.st.highest_ack >= self.st.maxseq {
+        if !self.active && self.st.highest_ack() >= self.st.maxseq() {
             return;
         }
         if self.rack {
@@ -858,6 +914,7 @@ impl TcpSender {
         }
         self.rec.on_timeout(&mut self.st);
         self.base_timeout(now, out);
+        self.check_invariants();
     }
 
     /// RACK's reordering timer or TLP's probe timer fired in the RTO's place.
@@ -865,19 +922,15 @@ impl TcpSender {
     fn early_timeout(&mut self, e: Early, now: SimTime, out: &mut Vec<Packet>) {
         self.rto_deadline = e.rto;
         self.rack_clock(now);
-        if e.probe {
-            self.send_probe(now, out);
-        } else {
-            let mut acts = Actions::default();
-            let cwnd = self.cc.cwnd();
-            if let Recovery::Sack(x) = &mut self.rec {
-                x.on_reo_timeout(&mut self.st, cwnd, &mut acts);
-            }
-            for &a in acts.as_slice() {
-                self.apply(a, now, out);
-            }
+        let mut acts = Actions::default();
+        let cwnd = self.cc.cwnd();
+        self.rec
+            .on_rack_timer(&mut self.st, e.timer, cwnd, &mut acts);
+        for &a in acts.as_slice() {
+            self.apply(a, now, out);
         }
         self.linux_timer(now);
+        self.check_invariants();
     }
 }
 
@@ -969,17 +1022,17 @@ mod tests {
                                      // timeout: ssthresh = max(W/2, 2), cwnd 1, resend 0, RTO doubled
         d.timeout(3000).sent(&[0]).window(1.0, 2).timer(9000);
         d.timeout(9000).sent(&[0]).timer(21000);
-        assert_eq!(d.s.rtt.backoff, 4);
+        assert_eq!(d.s.rtt.backoff(), 4);
         // the ack covers the retransmitted 0 and 1: no RTT sample, the
         // backed-off RTO (12 s) stays
         d.ack(9100, 1).sent(&[2, 3]).window(2.0, 2).timer(21100);
-        assert_eq!((d.s.rtt.backoff, d.s.rtt.srtt_s()), (4, 0.0));
+        assert_eq!((d.s.rtt.backoff(), d.s.rtt.srtt_s()), (4, 0.0));
         // 2 was sent once, at 9100: a valid 200 ms sample ends the backoff
         d.ack(9300, 2).sent(&[4]);
-        assert_eq!(d.s.rtt.backoff, 1);
+        assert_eq!(d.s.rtt.backoff(), 1);
         let srtt = d.s.rtt.srtt_s();
         assert!((0.19..=0.2).contains(&srtt), "srtt {srtt}");
-        let rto = crate::time::secs(d.s.rtt.timeout_ns);
+        let rto = crate::time::secs(d.s.rtt.timeout_ns());
         assert!((rto - 3.0 * srtt).abs() < 1e-9, "rto {rto} srtt {srtt}");
     }
 }

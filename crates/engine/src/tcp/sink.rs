@@ -12,21 +12,21 @@ use crate::tcp::cc::Cc;
 use crate::time::SimTime;
 
 pub struct TcpSink {
-    pub flow: u32,
+    flow: u32,
     /// Next packet expected in order (= cumulative ack + 1).
-    pub next_expected: u32,
+    next_expected: u32,
     /// Received ranges above `next_expected`, sorted, disjoint, [start, end).
     ooo: Vec<SackBlock>,
     /// SACK blocks in order of recency.
     recent: Vec<SackBlock>,
-    pub sack: bool,
-    pub delayed_ack: bool,
+    sack: bool,
+    delayed_ack: bool,
     /// With delayed acks, packet 0 is acked at once (ns-2's DelAck
     /// `SYN_immediate_ack_`, true since 2010/02).
     syn_immediate_ack: bool,
-    pub delack_interval_ns: SimTime,
+    delack_interval_ns: SimTime,
     /// A delayed ack is owed; the timer is due then.
-    pub delack_deadline: Option<SimTime>,
+    delack_deadline: Option<SimTime>,
     /// A packet marked CE arrived since the last ack: echo it (ECE).
     ce_pending: bool,
     /// Classic ECN (RFC 3168 §6.1.3): echo every ack from a mark until a
@@ -40,7 +40,7 @@ pub struct TcpSink {
     /// An ack the last data packet released before its own (DCTCP: the
     /// delayed ack of the packets before a change of CE state); the
     /// caller sends it first.
-    pub prior_ack: Option<Packet>,
+    prior_ack: Option<Packet>,
     /// Since the last ack: a packet with CWR, an ECN-capable packet, and the
     /// sender's offer (ECE without ECT on packet 0) arrived.
     cwr_seen: bool,
@@ -53,8 +53,8 @@ pub struct TcpSink {
     /// `header_size` (40 bytes; 52 with the linux profile's timestamps),
     /// as ns-2's sink (`packetSize_`, the export writes it) and the kernel send.
     ack_bytes: u32,
-    pub delivered_packets: u64,
-    pub delivered_bytes: u64,
+    delivered_packets: u64,
+    delivered_bytes: u64,
     /// SACK blocks of the acks sent, by ack id (`Packet::sack_id`): a ring
     /// of power-of-two length holding ids `oldest..next_sack_id`, doubled
     /// (rarely: only when more acks with blocks are unread than it holds)
@@ -75,6 +75,42 @@ struct SentSack {
 impl TcpSink {
     /// The receiver of flow `flow` with its group's parameters `p`; a full
     /// packet carries `payload_bytes` of data.
+    /// Delayed acks are on.
+    #[inline]
+    pub fn delayed_ack(&self) -> bool {
+        self.delayed_ack
+    }
+
+    /// A delayed ack is owed; its timer is due then.
+    #[inline]
+    pub fn delack_deadline(&self) -> Option<SimTime> {
+        self.delack_deadline
+    }
+
+    /// The ack the last data packet released before its own, if any: the
+    /// caller sends it first.
+    #[inline]
+    pub fn take_prior_ack(&mut self) -> Option<Packet> {
+        // (tested first: almost every data packet finds none, and `take`
+        // would move the whole option out and back)
+        if self.prior_ack.is_none() {
+            return None;
+        }
+        self.prior_ack.take()
+    }
+
+    /// Packets delivered in order to the application.
+    #[inline]
+    pub fn delivered_packets(&self) -> u64 {
+        self.delivered_packets
+    }
+
+    /// Bytes delivered in order to the application.
+    #[inline]
+    pub fn delivered_bytes(&self) -> u64 {
+        self.delivered_bytes
+    }
+
     pub fn new(flow: u32, p: &TcpParams, payload_bytes: u32) -> Self {
         TcpSink {
             flow,
@@ -286,7 +322,7 @@ impl TcpSink {
         if self.classic_ecn {
             self.classic_echo(&mut a);
         } else if self.dctcp_ce {
-            // RFC 8257 §3.2: every ack echoes DCTCP.CE, the state of the data
+            // RFC 8257 §3.2 (paraphrased): every ack echoes DCTCP.CE, the state of the data
             // it acknowledges (not until CWR: DCTCP counts the marked acks)
             a.ecn = ECE;
         }
@@ -448,8 +484,8 @@ mod tests {
 
     #[test]
     fn classic_ecn_echoes_from_the_mark_until_cwr() {
-        // RFC 3168 §6.1.3: "the receiver [...] sets the ECN-Echo flag in every
-        // subsequent ACK packet until it receives a CWR packet"
+        // RFC 3168 §6.1.3 (paraphrased): after a CE packet the receiver sets
+        // ECN-Echo on every ack until a packet with CWR arrives
         let mut s = sink(false, false, 0, false, true);
         let echo = |s: &mut TcpSink, p: Packet| s.on_data(&p, 0).unwrap().ecn & ECE != 0;
         assert!(
@@ -472,7 +508,7 @@ mod tests {
 
     #[test]
     fn dctcp_with_delayed_acks_acks_at_once_when_the_ce_state_changes() {
-        // RFC 8257 §3.2: a change of DCTCP.CE sends an immediate ack; as in
+        // RFC 8257 §3.2 (paraphrased): a change of DCTCP.CE sends an immediate ack; as in
         // Linux, that ack covers the packets before the change and echoes
         // their state, and every ack echoes the current state
         let mut d = sink(false, true, 100, false, false);

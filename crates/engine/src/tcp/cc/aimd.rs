@@ -25,15 +25,15 @@ use super::Reduction;
 #[derive(Clone, Debug)]
 pub struct Aimd {
     /// Congestion window, packets.
-    pub cwnd: f64,
+    pub(super) cwnd: f64,
     /// Slow-start threshold, packets (an integer in ns-2).
-    pub ssthresh: i64,
-    pub alpha: f64,
-    pub beta: f64,
+    pub(super) ssthresh: i64,
+    pub(super) alpha: f64,
+    pub(super) beta: f64,
     /// Upper bound on cwnd, 0 = none.
-    pub max_cwnd: u32,
+    pub(super) max_cwnd: u32,
     /// Initial window (ns-2 `wnd_init_`; dropped to 1 if the first packet is lost).
-    pub wnd_init: f64,
+    pub(super) wnd_init: f64,
     first_decrease: bool,
 }
 
@@ -72,6 +72,8 @@ impl Aimd {
     /// A new ack arrived: grow the window (ns-2 `opencwnd()`, `wnd_option_` 1).
     #[inline]
     pub fn open(&mut self) {
+        // RFC 5681 §3.1: "During slow start, a TCP increments cwnd by at most SMSS bytes for each
+        // ACK received that cumulatively acknowledges new data."
         if self.in_slow_start() {
             self.cwnd += 1.0;
         } else {
@@ -108,6 +110,9 @@ impl Aimd {
                     decreasewin
                 };
             }
+            // RFC 5681 §3.1: "Furthermore, upon a timeout (as specified in [RFC2988]) cwnd MUST be
+            // set to no more than the loss window, LW, which equals 1 full-sized segment
+            // (regardless of the value of IW)."
             Reduction::ToOne | Reduction::Timeout | Reduction::Restart => self.cwnd = 1.0,
         }
         if self.ssthresh < 2 {

@@ -85,10 +85,10 @@ pub enum Mode {
 }
 
 pub struct Bbr {
-    pub mode: Mode,
+    pub(super) mode: Mode,
     /// `snd_cwnd`, packets.
-    pub cwnd: u32,
-    pub wnd_init: u32,
+    pub(super) cwnd: u32,
+    pub(super) wnd_init: u32,
     prior_cwnd: u32,
     /// Packet size, bits (for the pacing rate).
     bits: f64,
@@ -96,22 +96,22 @@ pub struct Bbr {
     mss: f64,
     /// The windowed max of the delivery rate, packets/s.
     bw: MaxFilter,
-    pub min_rtt_ns: SimTime,
+    pub(super) min_rtt_ns: SimTime,
     min_rtt_stamp: SimTime,
-    pub round: u64,
+    pub(super) round: u64,
     next_rtt_delivered: i64,
     round_start: bool,
     full_bw: f64,
     full_bw_cnt: u32,
-    pub full_bw_reached: bool,
-    pub pacing_gain: f64,
+    pub(super) full_bw_reached: bool,
+    pub(super) pacing_gain: f64,
     cwnd_gain: f64,
     cycle_idx: usize,
     cycle_stamp: SimTime,
     probe_rtt_done: Option<SimTime>,
     probe_rtt_round_done: bool,
     /// Pacing rate, bits/s.
-    pub pacing_bps: f64,
+    pub(super) pacing_bps: f64,
     /// `3 * tso_segs_goal()` at this pacing rate (the quantization budget
     /// each window target adds; it changes only with the rate).
     quanta: u32,
@@ -133,12 +133,18 @@ pub struct Bbr {
     next_seq: i64,
     delivered: i64,
     /// Probe-rtt entries so far (for tests and traces).
-    pub probe_rtts: u32,
+    pub(super) probe_rtts: u32,
     /// Selects the first probe-bw phase.
-    pub seed: u32,
+    pub(super) seed: u32,
 }
 
 impl Bbr {
+    /// Seed the per-flow choices (ProbeBW's starting phase) with `seed`:
+    /// the flow's id, so flows that start together do not cycle in step.
+    pub fn seed_with(&mut self, seed: u32) {
+        self.seed = seed;
+    }
+
     pub fn new(p: &TcpParams) -> Self {
         let init = if p.syn { 1 } else { p.initial_cwnd.max(1) };
         let mut b = Bbr {

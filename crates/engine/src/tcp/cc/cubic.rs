@@ -74,8 +74,10 @@ pub const HZ: u32 = 250;
 const NS_PER_JIFFY: SimTime = 1_000_000_000 / HZ as SimTime;
 const BICTCP_BETA_SCALE: u32 = 1024;
 /// β = 717/1024.
+// RFC 8312 §4.5: "Parameter beta_cubic SHOULD be set to 0.7."
 const BETA: u32 = 717;
 /// C = 41·10/1024.
+// RFC 8312 §5.1: "Therefore, C SHOULD be set to 0.4."
 const BIC_SCALE: u64 = 41;
 const BICTCP_HZ: u32 = 10;
 const CUBE_RTT_SCALE: u64 = BIC_SCALE * 10;
@@ -109,7 +111,7 @@ fn usecs_to_jiffies(us: u32) -> u32 {
 
 #[derive(Clone, Debug)]
 pub struct Cubic {
-    pub w: LinuxWindow,
+    pub(super) w: LinuxWindow,
     /// Acked segments per one-segment increase.
     pub(crate) cnt: u32,
     /// W_max, segments.

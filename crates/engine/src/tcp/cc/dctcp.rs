@@ -27,9 +27,9 @@ pub const G: f64 = 1.0 / 16.0;
 
 pub struct Dctcp {
     /// The Reno window underneath (ns-2's or Linux's, by profile).
-    pub reno: Controller,
+    pub(super) reno: Controller,
     /// The estimate of the fraction of marked packets.
-    pub alpha: f64,
+    pub(super) alpha: f64,
     /// Packets acked, and of them acked with ECE, in this observation window.
     acked: i64,
     marked: i64,
@@ -87,7 +87,7 @@ mod tests {
     use crate::tcp::dialogue::{params, Dialogue};
 
     fn alpha(d: &Dialogue) -> f64 {
-        match &d.s.cc {
+        match &d.s.cc() {
             Controller::Dctcp(x) => x.alpha,
             _ => unreachable!(),
         }

@@ -26,20 +26,20 @@ use crate::plan::TcpParams;
 #[derive(Clone, Debug)]
 pub struct LinuxWindow {
     /// `snd_cwnd`, segments.
-    pub cwnd: u32,
+    pub(super) cwnd: u32,
     /// `snd_cwnd_cnt`: segments acked toward the next increase.
-    pub cnt: u32,
+    pub(super) cnt: u32,
     /// `snd_ssthresh`, segments.
-    pub ssthresh: u32,
+    pub(super) ssthresh: u32,
     /// `snd_cwnd_clamp` (the scenario's `max_cwnd`; none by default).
-    pub clamp: u32,
+    pub(super) clamp: u32,
     /// The initial window once the SYN is acked.
-    pub wnd_init: u32,
+    pub(super) wnd_init: u32,
     /// The window was cut for a loss no new ack has passed yet: a timeout
     /// now does not cut ssthresh again (`tcp_enter_loss` reduces only when
     /// the state is below Recovery or recovery is over, and once per RTO
     /// episode, not on its backoffs).
-    pub reduced: bool,
+    pub(super) reduced: bool,
 }
 
 impl LinuxWindow {

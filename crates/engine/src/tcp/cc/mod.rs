@@ -183,6 +183,19 @@ impl Controller {
         }
     }
 
+    /// [`Controller::on_ack`] for a sender without per-packet hooks (ns-2's
+    /// families, and Linux Reno and DCTCP without them), building the event
+    /// only for a controller that reads it: TCP(α, β) grows per ack and reads
+    /// nothing, so its hot path skips the event (the same dispatch, one arm
+    /// taken before the event exists).
+    #[inline]
+    pub fn on_ack_with(&mut self, ev: impl FnOnce() -> AckEvent) {
+        match self {
+            Controller::Aimd(a) => a.open(),
+            cc => cc.on_ack(&ev()),
+        }
+    }
+
     /// Loss recovery detected a loss. `window`: the window in use when it
     /// did (ns-2 `windowd()`); `to_one`: restart from one packet (Tahoe);
     /// `after_timeout`: the last window change was a timeout.
@@ -303,7 +316,7 @@ mod tests {
     }
 
     fn delay_min_us(d: &Dialogue) -> u32 {
-        match &d.s.cc {
+        match &d.s.cc() {
             Controller::Cubic(c) => c.delay_min,
             _ => unreachable!(),
         }

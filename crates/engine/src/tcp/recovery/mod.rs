@@ -48,6 +48,10 @@ pub enum Action {
     /// A loss repaired without recovery (a tail loss probe's): reduce the
     /// window once for the window in use `window` (Linux's CWR state).
     Reduce { window: f64 },
+    /// A tail loss probe: send packet `seq` whatever the window — new data
+    /// (`new`: the next new packet) or the highest sent again — and restart
+    /// the RTO from it.
+    Probe { seq: i64, new: bool },
     /// Send what the window allows, at most `maxburst` packets (0: no limit).
     SendMuch { maxburst: u32 },
     /// Limited transmit: one new packet on an early duplicate ack.
@@ -107,7 +111,7 @@ pub fn cumulative_ack(pkt: &Packet) -> i64 {
 /// Advance the sequence space to `ack` and say so.
 #[inline]
 fn new_ack(st: &mut TcpState, ack: i64, grow: bool) -> Action {
-    let acked = ack - st.last_ack;
+    let acked = ack - st.last_ack();
     st.advance(ack);
     Action::NewAck { ack, acked, grow }
 }
@@ -117,25 +121,39 @@ impl Recovery {
     /// RACK-TLP instead of ns-2's three duplicate acks, and `prr` sends by
     /// Proportional Rate Reduction instead of pipe < cwnd (Linux runs PRR
     /// only for a controller without its own `cong_control`, so not BBR).
-    pub fn new(v: Variant, rack: bool, prr: bool) -> Self {
+    /// `note_sacked`: SACK keeps each ack's newly SACKed packets for a
+    /// delivery-rate sampler.
+    pub fn new(v: Variant, rack: bool, prr: bool, note_sacked: bool) -> Self {
         match v {
             Variant::Tahoe => Recovery::Tahoe,
             Variant::Reno => Recovery::Reno,
             Variant::NewReno => Recovery::NewReno(newreno::State::default()),
-            Variant::Sack => Recovery::Sack(sack::State {
-                prr: prr.then(sack::Prr::default),
-                rack: rack.then(Box::default),
-                ..Default::default()
-            }),
+            Variant::Sack => Recovery::Sack(sack::State::new(prr, rack, note_sacked)),
         }
     }
 
     /// RACK's state, if this recovery runs it.
     #[inline]
+    pub fn rack(&self) -> Option<&rack::Rack> {
+        match self {
+            Recovery::Sack(x) => x.rack(),
+            _ => None,
+        }
+    }
+
+    #[inline]
     pub fn rack_mut(&mut self) -> Option<&mut rack::Rack> {
         match self {
-            Recovery::Sack(x) => x.rack.as_deref_mut(),
+            Recovery::Sack(x) => x.rack_mut(),
             _ => None,
+        }
+    }
+
+    /// The variant's invariants (debug builds).
+    #[cfg(debug_assertions)]
+    pub fn check_invariants(&self, st: &TcpState) {
+        if let Recovery::Sack(x) = self {
+            x.check_invariants(st);
         }
     }
 
@@ -155,6 +173,33 @@ impl Recovery {
             Recovery::Reno => reno::on_ack(st, ack, cwnd, acts),
             Recovery::NewReno(x) => x.on_ack(st, ack, cwnd, acts),
             Recovery::Sack(x) => x.on_ack(st, ack, blocks, cwnd, acts),
+        }
+    }
+
+    /// The RACK-TLP timer recovery wants armed before the RTO, if any; see
+    /// [`sack::State::rack_timer`].
+    #[inline]
+    pub fn rack_timer(&self, st: &TcpState, clock: &sack::ProbeClock) -> Option<sack::RackTimer> {
+        match self {
+            Recovery::Sack(x) => x.rack_timer(st, clock),
+            _ => None,
+        }
+    }
+
+    /// The RACK-TLP timer recovery asked for fired: the reordering timer
+    /// marks what is lost by now, the probe timer sends a probe.
+    pub fn on_rack_timer(
+        &mut self,
+        st: &mut TcpState,
+        timer: sack::RackTimer,
+        cwnd: f64,
+        acts: &mut Actions,
+    ) {
+        if let Recovery::Sack(x) = self {
+            match timer {
+                sack::RackTimer::Reorder(_) => x.on_reo_timeout(st, cwnd, acts),
+                sack::RackTimer::Probe(_) => x.on_probe_timeout(st, acts),
+            }
         }
     }
 
@@ -186,12 +231,12 @@ pub(crate) enum FastRetransmit {
 /// repaired; otherwise `bugFix_` holds it back.
 #[inline]
 pub(crate) fn fast_retransmit(st: &TcpState, allow: bool) -> FastRetransmit {
-    let recovered = st.highest_ack > st.recover;
-    if recovered || (!st.bug_fix && !st.ecn) || allow || st.highest_ack == 0 {
+    let recovered = st.highest_ack() > st.recover();
+    if recovered || (!st.bug_fix() && !st.ecn()) || allow || st.highest_ack() == 0 {
         FastRetransmit::Reduce
-    } else if st.ecn && st.last_cwnd_action == CwndAction::Ecn {
+    } else if st.ecn() && st.last_cwnd_action() == CwndAction::Ecn {
         FastRetransmit::AfterEcn
-    } else if !st.bug_fix {
+    } else if !st.bug_fix() {
         FastRetransmit::Reduce
     } else {
         FastRetransmit::No
@@ -202,8 +247,8 @@ pub(crate) fn fast_retransmit(st: &TcpState, allow: bool) -> FastRetransmit {
 /// recovery point is the highest packet sent, and the congestion control cuts
 /// (to one packet for Tahoe's slow start, to the reduced window otherwise).
 pub(crate) fn begin_recovery(st: &mut TcpState, cwnd: f64, acts: &mut Actions, to_one: bool) {
-    st.recover = st.maxseq;
-    st.last_cwnd_action = CwndAction::Dupack;
+    st.mark_recover();
+    st.note_cwnd_action(CwndAction::Dupack);
     acts.push(Action::EnterRecovery {
         window: st.windowd(cwnd),
         to_one,

@@ -27,35 +27,37 @@ pub struct State {
 impl State {
     #[inline]
     pub fn on_ack(&mut self, st: &mut TcpState, ack: i64, cwnd: f64, acts: &mut Actions) {
-        let thresh = st.dupack_threshold;
-        if ack > st.last_ack {
-            if ack >= st.recover || st.last_cwnd_action != CwndAction::Dupack {
-                if st.dupwnd > 0 {
-                    st.dupwnd = 0;
-                    if st.last_cwnd_action == CwndAction::Dupack {
-                        st.last_cwnd_action = CwndAction::Exited;
+        let thresh = st.dupack_threshold();
+        if ack > st.last_ack() {
+            if ack >= st.recover() || st.last_cwnd_action() != CwndAction::Dupack {
+                if st.dupwnd() > 0 {
+                    st.end_inflation();
+                    if st.last_cwnd_action() == CwndAction::Dupack {
+                        st.note_cwnd_action(CwndAction::Exited);
                         acts.push(Action::ExitRecovery);
                     }
                 }
                 self.firstpartial = false;
                 acts.push(new_ack(st, ack, true));
             } else {
+                // RFC 6582 §3.2: "If this ACK does *not* acknowledge all of the data up to and
+                // including recover, then this is a partial ACK."
                 self.partial_ack(st, ack, acts);
             }
-        } else if ack == st.last_ack {
-            st.dupacks += 1;
-            if st.dupacks == thresh {
+        } else if ack == st.last_ack() {
+            st.count_dupack();
+            if st.dupacks() == thresh {
                 reno::dupack_action(st, cwnd, acts, false);
-            } else if st.dupacks > thresh && st.last_cwnd_action == CwndAction::Dupack {
-                st.dupwnd += 1;
-            } else if st.dupacks < thresh && st.limited_transmit {
+            } else if st.dupacks() > thresh && st.last_cwnd_action() == CwndAction::Dupack {
+                st.inflate();
+            } else if st.dupacks() < thresh && st.limited_transmit() {
                 acts.push(Action::SendOne);
             }
         }
-        if ack >= st.last_ack {
-            if st.dupacks == 0 {
+        if ack >= st.last_ack() {
+            if st.dupacks() == 0 {
                 acts.push(Action::SendMuch { maxburst: 0 });
-            } else if st.dupacks > thresh - 1 {
+            } else if st.dupacks() > thresh - 1 {
                 acts.push(Action::SendMuch { maxburst: 2 });
             }
         }
@@ -67,19 +69,15 @@ impl State {
             self.firstpartial = true;
             acts.push(Action::Newtimer(ack));
         }
-        let deflate = ack - st.last_ack;
-        if st.dupwnd > deflate {
-            st.dupwnd -= deflate - 1;
-        } else {
-            acts.push(Action::Deflate(deflate - st.dupwnd));
-            st.dupwnd = 1;
+        let deflate = ack - st.last_ack();
+        // RFC 6582 §3.2 (paraphrased): deflate the window by the new data the partial ack covers,
+        // adding back one segment when it covers at least one.
+        if let Some(rest) = st.deflate(deflate) {
+            acts.push(Action::Deflate(rest));
         }
-        st.last_ack = ack;
-        st.highest_ack = ack;
-        if st.t_seqno < ack + 1 {
-            st.t_seqno = ack + 1;
-        }
+        st.partial_ack(ack);
         acts.push(Action::StopTiming(ack));
+        // RFC 6582 §3.2: "In this case, retransmit the first unacknowledged segment."
         acts.push(Action::Retransmit(ack + 1));
     }
 }
@@ -110,6 +108,6 @@ mod tests {
         // (or FlightSize + 1); ns-2 keeps the deflated cwnd and grows it:
         // slow start, since 2.5 < ssthresh
         d.ack(300, 17).sent(&[18, 19, 20]).window(3.5, 6);
-        assert_eq!(d.s.counters.fast_retransmits, 1);
+        assert_eq!(d.s.counters().fast_retransmits, 1);
     }
 }

@@ -83,39 +83,39 @@ pub struct Rack {
     first: u32,
     last: u32,
     /// `RACK.xmit_ts`, `RACK.end_seq` (the packet), `RACK.rtt`.
-    pub xmit_ts: SimTime,
-    pub end_seq: i64,
-    pub rtt: SimTime,
+    xmit_ts: SimTime,
+    end_seq: i64,
+    rtt: SimTime,
     /// A delivery moved RACK since the last detection (`rack.advanced`).
     advanced: bool,
     /// The smallest RTT seen (Linux's windowed `tcp_min_rtt`; a flow's
     /// path does not change in the engine).
-    pub min_rtt: SimTime,
+    min_rtt: SimTime,
     /// Packets marked lost and not retransmitted since (Linux `lost_out`
     /// less `retrans_out`).
-    pub lost: i64,
+    lost: i64,
     /// Retransmitted packets not yet cumulatively acked.
     rtx_out: i64,
     /// The lowest packet that may be marked lost (a scan hint).
     lost_from: i64,
     /// Reordering timer: when the packet that waits longest is due (with
     /// `TCP_TIMEOUT_MIN_US`), if one waits.
-    pub reo_at: Option<SimTime>,
+    reo_at: Option<SimTime>,
     /// The RTT sample of the last cumulative ack: now − the latest send of
     /// the first packet it covered (with timestamps, `tcp_rtt_tsopt_us`).
-    pub ack_rtt: Option<SimTime>,
+    ack_rtt: Option<SimTime>,
     /// The outstanding probe: the highest packet sent when it left
     /// (`tlp_high_seq`), and whether it was a retransmission.
-    pub tlp_high: Option<i64>,
-    pub tlp_retrans: bool,
+    tlp_high: Option<i64>,
+    tlp_retrans: bool,
     /// Probes sent (Linux `TCPLossProbes`) and the losses they repaired
     /// (`TCPLossProbeRecovery`).
-    pub probes: u64,
-    pub probe_recoveries: u64,
+    probes: u64,
+    probe_recoveries: u64,
     /// The time and the smoothed RTT of the event being handled (the
     /// connection sets them before it hands recovery an ack or a timer).
-    pub now: SimTime,
-    pub srtt: SimTime,
+    now: SimTime,
+    srtt: SimTime,
 }
 
 impl Default for Rack {
@@ -145,6 +145,105 @@ impl Default for Rack {
 }
 
 impl Rack {
+    /// Packets marked lost and not yet retransmitted.
+    #[inline]
+    pub fn lost(&self) -> i64 {
+        self.lost
+    }
+
+    /// The time of the event being handled.
+    #[inline]
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    /// The smoothed RTT at the event being handled, ns (0: none yet).
+    #[inline]
+    pub fn srtt(&self) -> SimTime {
+        self.srtt
+    }
+
+    /// When the reordering timer is due, if a packet waits for it.
+    #[inline]
+    pub fn reo_at(&self) -> Option<SimTime> {
+        self.reo_at
+    }
+
+    /// A tail loss probe is out and its fate not yet known.
+    #[inline]
+    pub fn probe_outstanding(&self) -> bool {
+        self.tlp_high.is_some()
+    }
+
+    /// Probes sent (Linux `TCPLossProbes`).
+    #[inline]
+    pub fn probes(&self) -> u64 {
+        self.probes
+    }
+
+    /// The connection hands RACK the time and smoothed RTT of the event it
+    /// is about to handle.
+    #[inline]
+    pub fn set_clock(&mut self, now: SimTime, srtt: SimTime) {
+        self.now = now;
+        self.srtt = srtt;
+    }
+
+    /// The RTT sample of the last cumulative ack, once.
+    #[inline]
+    pub fn take_ack_rtt(&mut self) -> Option<SimTime> {
+        self.ack_rtt.take()
+    }
+
+    /// An ack that moves the cumulative ack re-arms the probe or the RTO in
+    /// the reordering timer's place (Linux's `FLAG_SET_XMIT_TIMER`).
+    #[inline]
+    pub fn cancel_reo_timer(&mut self) {
+        self.reo_at = None;
+    }
+
+    /// A window reduction (recovery, the loss state) ends any probe's watch
+    /// (`tcp_init_cwnd_reduction` clears `tlp_high_seq`).
+    #[inline]
+    pub fn end_probe_watch(&mut self) {
+        self.tlp_high = None;
+    }
+
+    /// A probe left: `high` was the highest packet sent, `retrans` whether
+    /// it resent one (Linux's `tcp_send_loss_probe`).
+    #[inline]
+    pub fn on_probe_sent(&mut self, high: i64, retrans: bool) {
+        self.tlp_high = Some(high);
+        self.tlp_retrans = retrans;
+        self.probes += 1;
+    }
+
+    /// The probe's fate at an ack for `ack` (`tcp_process_tlp_ack`);
+    /// `plain_dupack`: a duplicate ack that SACKs nothing new. True if the
+    /// probe repaired a loss, which calls for one reduction (CWR).
+    #[inline]
+    pub fn probe_fate(&mut self, ack: i64, plain_dupack: bool) -> bool {
+        let Some(high) = self.tlp_high else {
+            return false;
+        };
+        if ack < high {
+            return false;
+        }
+        if !self.tlp_retrans || plain_dupack {
+            // new data acked, or a plain duplicate ack: the original arrived
+            // as well as the probe — no loss
+            self.tlp_high = None;
+            false
+        } else if ack > high {
+            // the probe repaired a loss
+            self.tlp_high = None;
+            self.probe_recoveries += 1;
+            true
+        } else {
+            false
+        }
+    }
+
     #[inline]
     fn seg(&self, seq: i64) -> Seg {
         self.segs[seq as usize & (self.segs.len() - 1)]
@@ -291,6 +390,8 @@ impl Rack {
     /// `RACK_sent_after` orders those by sequence); `sacked(k)`: the
     /// receiver holds k. `zero_wnd`: no reordering window (recovery, or as
     /// many SACKed as the duplicate threshold). Returns how many it marked.
+    // RFC 8985 §6.2 (paraphrased): a packet is lost once a packet sent sufficiently later (by more
+    // than the reordering window) has been delivered.
     pub fn detect(
         &mut self,
         now: SimTime,
@@ -465,12 +566,12 @@ mod tests {
         // lost since 0 + 100 + 25 <= 200. Recovery at once: Linux's Reno
         // ssthresh = 19/2 = 9; PRR sends ⌈9·1/19⌉ = 1: the retransmission
         d.ack_sack(200, 8, &[(10, 11)]).sent(&[9]).window(9.0, 9);
-        assert_eq!(d.s.counters.fast_retransmits, 1);
+        assert_eq!(d.s.counters().fast_retransmits, 1);
 
         // the same under ns-2's three-duplicate rule: limited transmit only
         let mut d = opened(Profile::Ns2v235);
         d.ack_sack(200, 8, &[(10, 11)]).sent(&[28]);
-        assert_eq!(d.s.counters.fast_retransmits, 0);
+        assert_eq!(d.s.counters().fast_retransmits, 0);
     }
 
     /// RFC 8985 §6.2 step 4: a packet sent in the same burst as the one
@@ -491,12 +592,12 @@ mod tests {
         // transmit sends 26; the timer is set for 109 + 25 + 2 = 136 (the
         // probe and the RTO are later)
         d.ack_sack(109, 7, &[(9, 10)]).sent(&[26]).timer(136);
-        assert_eq!(d.s.counters.fast_retransmits, 0);
+        assert_eq!(d.s.counters().fast_retransmits, 0);
         // at 136, 8 is lost: recovery (ssthresh 18/2 = 9), and PRR's
         // first packet is its retransmission
         d.timeout(136).sent(&[8]).window(9.0, 9);
         assert_eq!(
-            (d.s.counters.fast_retransmits, d.s.counters.timeouts),
+            (d.s.counters().fast_retransmits, d.s.counters().timeouts),
             (1, 0)
         );
     }
@@ -521,22 +622,22 @@ mod tests {
         // recovery: ssthresh 18/2 = 9, PRR sends the retransmission
         d.ack_sack(408, 7, &[(9, 10)]).sent(&[8]).window(9.0, 9);
         d.ack(508, 9).sent(&[]);
-        assert_eq!(d.s.rto_deadline, None, "everything acked");
+        assert_eq!(d.s.rto_deadline(), None, "everything acked");
         assert_eq!(
-            (d.s.counters.timeouts, d.s.counters.retransmissions),
+            (d.s.counters().timeouts, d.s.counters().retransmissions),
             (0, 2)
         );
-        let r = d.s.rec.rack_mut().unwrap();
-        assert_eq!(r.probes, 1);
+        let r = d.s.recovery().rack().unwrap();
+        assert_eq!(r.probes(), 1);
 
         // under ns-2's profile the same losses wait for the RTO
         let mut d = sender(Profile::Ns2v235);
         d.sent(&(0..10).collect::<Vec<_>>());
         d.s.stop();
         d.ack(100, 7).sent(&[]);
-        let rto = d.s.rto_deadline.unwrap() / 1_000_000;
+        let rto = d.s.rto_deadline().unwrap() / 1_000_000;
         d.timeout(rto).sent(&[8]);
-        assert_eq!(d.s.counters.timeouts, 1);
+        assert_eq!(d.s.counters().timeouts, 1);
     }
 
     /// Linux's loss state after an RTO (`tcp_enter_loss`): the SACKed
@@ -553,9 +654,9 @@ mod tests {
         // no ack comes back: the reordering timer marks 10..14 lost and
         // sends by PRR, then the RTO fires (the timers in between)
         let mut t = 0;
-        while d.s.counters.timeouts == 0 {
+        while d.s.counters().timeouts == 0 {
             d.out_clear();
-            t = d.s.rto_deadline.expect("a timer") / 1_000_000;
+            t = d.s.rto_deadline().expect("a timer") / 1_000_000;
             d.timeout(t);
         }
         assert!(t >= 500, "the RTO comes after 300 ms at least: {t}");
@@ -569,12 +670,12 @@ mod tests {
         d.ack(t + 300, 14)
             .sent(&(18..24).collect::<Vec<_>>())
             .window(7.0, 9);
-        assert_eq!(d.s.counters.timeouts, 1);
+        assert_eq!(d.s.counters().timeouts, 1);
 
         // ns-2's go-back-N after the same timeout: 15 and 16 go again
         let mut d = opened(Profile::Ns2v235);
         d.ack_sack(200, 8, &[(15, 17)]).out_clear();
-        let t = d.s.rto_deadline.unwrap() / 1_000_000;
+        let t = d.s.rto_deadline().unwrap() / 1_000_000;
         d.timeout(t).sent(&[9]);
         d.ack(t + 100, 9).sent(&[10, 11]);
         d.ack(t + 200, 11).sent(&[12, 13, 14]);

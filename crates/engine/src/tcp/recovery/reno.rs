@@ -23,26 +23,33 @@ use crate::tcp::state::{CwndAction, TcpState};
 
 #[inline]
 pub fn on_ack(st: &mut TcpState, ack: i64, cwnd: f64, acts: &mut Actions) {
-    let thresh = st.dupack_threshold;
-    if ack > st.last_ack {
-        if st.last_cwnd_action == CwndAction::Dupack {
-            st.last_cwnd_action = CwndAction::Exited;
+    let thresh = st.dupack_threshold();
+    if ack > st.last_ack() {
+        if st.last_cwnd_action() == CwndAction::Dupack {
+            st.note_cwnd_action(CwndAction::Exited);
             acts.push(Action::ExitRecovery);
         }
-        st.dupwnd = 0;
+        // RFC 5681 §3.2: "When the next ACK arrives that acknowledges previously unacknowledged
+        // data, a TCP MUST set cwnd to ssthresh (the value set in step 2)."
+        st.end_inflation();
         acts.push(new_ack(st, ack, true));
-    } else if ack == st.last_ack {
-        st.dupacks += 1;
-        if st.dupacks == thresh {
-            let allow = st.last_cwnd_action == CwndAction::Dupack;
+    } else if ack == st.last_ack() {
+        st.count_dupack();
+        // RFC 5681 §3.2: "The fast retransmit algorithm uses the arrival of 3 duplicate ACKs (as
+        // defined in section 2, without any intervening ACKs which move SND.UNA) as an indication
+        // that a segment has been lost."
+        if st.dupacks() == thresh {
+            let allow = st.last_cwnd_action() == CwndAction::Dupack;
             dupack_action(st, cwnd, acts, allow);
-        } else if st.dupacks > thresh && st.last_cwnd_action == CwndAction::Dupack {
-            st.dupwnd += 1; // fast recovery: each dupack means a packet left the network
-        } else if st.dupacks < thresh && st.limited_transmit {
+        } else if st.dupacks() > thresh && st.last_cwnd_action() == CwndAction::Dupack {
+            // RFC 5681 §3.2: "For each additional duplicate ACK received (after the third), cwnd
+            // MUST be incremented by SMSS."
+            st.inflate(); // fast recovery: each dupack means a packet left the network
+        } else if st.dupacks() < thresh && st.limited_transmit() {
             acts.push(Action::SendOne);
         }
     }
-    if ack >= st.last_ack && (st.dupacks == 0 || st.dupacks > thresh - 1) {
+    if ack >= st.last_ack() && (st.dupacks() == 0 || st.dupacks() > thresh - 1) {
         acts.push(Action::SendMuch { maxburst: 0 });
     }
 }
@@ -57,22 +64,24 @@ pub fn dupack_action(st: &mut TcpState, cwnd: f64, acts: &mut Actions, allow: bo
     match fast_retransmit(st, allow) {
         FastRetransmit::Reduce => begin_recovery(st, cwnd, acts, false),
         FastRetransmit::AfterEcn => {
-            st.last_cwnd_action = CwndAction::Dupack;
+            st.note_cwnd_action(CwndAction::Dupack);
             acts.push(Action::RepairAfterEcn { to_one: false });
         }
         FastRetransmit::No => return,
     }
     acts.push(Action::ResetTimer { mild: true });
-    acts.push(Action::Retransmit(st.last_ack + 1));
-    st.dupwnd = st.dupack_threshold as i64;
+    // RFC 5681 §3.2: "The lost segment starting at SND.UNA MUST be retransmitted and cwnd set to
+    // ssthresh plus 3*SMSS."
+    acts.push(Action::Retransmit(st.last_ack() + 1));
+    st.begin_inflation();
 }
 
 /// Reno's and NewReno's part of a timeout (ns-2 `RenoTcpAgent::timeout()`).
 pub fn timeout_prelude(st: &mut TcpState) {
-    st.dupwnd = 0;
-    st.dupacks = 0;
-    if st.bug_fix {
-        st.recover = st.maxseq;
+    st.end_inflation();
+    st.clear_dupacks();
+    if st.bug_fix() {
+        st.mark_recover();
     }
 }
 

@@ -10,6 +10,7 @@ use super::rack::Rack;
 use super::{fast_retransmit, new_ack, Action, Actions, FastRetransmit};
 use crate::net::packet::SackBlock;
 use crate::tcp::state::{CwndAction, TcpState};
+use crate::time::SimTime;
 
 /// Which packets above the cumulative ack the receiver has reported (ns-2 `ScoreBoardRQ`).
 #[derive(Default)]
@@ -28,7 +29,7 @@ pub struct Scoreboard {
     /// Retransmission pointer: holes below it have been resent (ns-2 `h_seqno_`).
     next_retran: i64,
     /// The last update changed what is known.
-    pub changed: bool,
+    changed: bool,
 }
 
 /// The bits `off..off + len` of a word (`off + len <= 64`, `len >= 1`).
@@ -38,6 +39,12 @@ fn bit_range(off: i64, len: i64) -> u64 {
 }
 
 impl Scoreboard {
+    /// The last update SACKed something new.
+    #[inline]
+    pub fn changed(&self) -> bool {
+        self.changed
+    }
+
     pub fn clear(&mut self) {
         if self.end > self.base {
             self.take(self.base, self.end);
@@ -229,11 +236,11 @@ impl Scoreboard {
 #[derive(Default, Clone, Debug)]
 pub struct Prr {
     /// Packets delivered (cumulatively acked or newly SACKed) since recovery began.
-    pub delivered: i64,
+    delivered: i64,
     /// Packets sent since recovery began, the fast retransmission included.
-    pub out: i64,
+    out: i64,
     /// The window before the cut (Linux's RecoverFS).
-    pub prior_cwnd: i64,
+    prior_cwnd: i64,
     /// Packets the last ack delivered, and whether it advanced the cumulative ack.
     this: i64,
     una_advanced: bool,
@@ -258,30 +265,185 @@ impl Prr {
     }
 }
 
+/// A RACK-TLP timer recovery wants armed in the RTO's place, due at the time
+/// it carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RackTimer {
+    /// RACK's reordering timer: a packet waits out the reordering window
+    /// before it is deemed lost (Linux's `tcp_rack_reo_timeout`).
+    Reorder(SimTime),
+    /// TLP's probe timeout (Linux's `tcp_schedule_loss_probe`).
+    Probe(SimTime),
+}
+
+impl RackTimer {
+    /// When it is due.
+    #[inline]
+    pub fn at(self) -> SimTime {
+        match self {
+            RackTimer::Reorder(at) | RackTimer::Probe(at) => at,
+        }
+    }
+}
+
+/// The connection's clock and timer settings the probe timeout reads.
+#[derive(Clone, Copy, Debug)]
+pub struct ProbeClock {
+    pub now: SimTime,
+    /// The smoothed RTT now, ns (0: no sample yet).
+    pub srtt_ns: SimTime,
+    /// The initial RTO (`TCP_TIMEOUT_INIT`) and the minimum RTO, ns.
+    pub initial_rto_ns: SimTime,
+    pub min_rto_ns: SimTime,
+}
+
+/// Where SACK recovery stands, in the spirit of Linux's congestion-avoidance
+/// states (`tcp_ca_state`); ns-2's `Sack1TcpAgent` knows the first two.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LossState {
+    /// No loss being repaired (Linux's `TCP_CA_Open` and `TCP_CA_Disorder`):
+    /// the window rules what is sent; duplicate acks (or RACK) may start
+    /// recovery. After a timeout without RACK this is the state too, with
+    /// `after_timeout` set (ns-2 resends by go-back-N).
+    #[default]
+    Open,
+    /// Fast recovery (`TCP_CA_Recovery`, ns-2's `fastrecov_`): from the fast
+    /// retransmit until the ack covers `recover`; the pipe estimate (or
+    /// PRR) rules what is sent, holes before new data.
+    Recovery,
+    /// Linux's loss state after a timeout (`TCP_CA_Loss`, with RACK only):
+    /// every packet not SACKed is marked lost and resent while the pipe is
+    /// below the window, until the ack covers `recover`; no fast recovery
+    /// starts meanwhile.
+    Loss,
+}
+
 #[derive(Default)]
 pub struct State {
-    pub fastrecov: bool,
+    state: LossState,
     /// PRR's counters when recovery sends by it (the `linux` profile).
-    pub prr: Option<Prr>,
+    prr: Option<Prr>,
     /// Estimated packets in the network during fast recovery.
-    pub pipe: i64,
-    /// Set by a timeout until the next new ack (ns-2 `timeout_`).
-    pub after_timeout: bool,
-    /// Linux's loss state (`TCP_CA_Loss`, with RACK): from a timeout until
-    /// everything sent before it is acked; the marked packets go first,
-    /// the pipe below the window.
-    pub loss: bool,
+    pipe: i64,
+    /// Set by a timeout until the next new ack (ns-2 `timeout_`): no
+    /// duplicate ack counts meanwhile. Not a [`LossState`]: it ends at the
+    /// next new ack, not at `recover`, and under RACK it can outlast the
+    /// loss state (a timeout with nothing outstanding: the loss state ends
+    /// at once, and a later RACK loss starts recovery before a new ack).
+    after_timeout: bool,
     /// The packets the last ack newly SACKed, when the connection keeps
     /// delivery-rate samples (`note_sacked`): they count as delivered now.
-    pub sacked_now: Vec<i64>,
-    pub note_sacked: bool,
-    pub scb: Scoreboard,
+    sacked_now: Vec<i64>,
+    note_sacked: bool,
+    scb: Scoreboard,
     /// RACK-TLP loss detection (the `linux` profile), replacing the
     /// duplicate-ack threshold and the scoreboard's holes.
-    pub rack: Option<Box<Rack>>,
+    rack: Option<Box<Rack>>,
 }
 
 impl State {
+    /// SACK recovery; with `prr`, sending by Proportional Rate Reduction;
+    /// with `rack`, detecting losses by RACK-TLP; with `note_sacked`,
+    /// keeping the packets each ack newly SACKs for the delivery-rate
+    /// sampler ([`State::drain_sacked_now`]).
+    pub fn new(prr: bool, rack: bool, note_sacked: bool) -> Self {
+        State {
+            prr: prr.then(Prr::default),
+            rack: rack.then(Box::default),
+            note_sacked,
+            ..Default::default()
+        }
+    }
+
+    /// RACK's state, if this recovery runs it.
+    #[inline]
+    pub fn rack(&self) -> Option<&Rack> {
+        self.rack.as_deref()
+    }
+
+    #[inline]
+    pub fn rack_mut(&mut self) -> Option<&mut Rack> {
+        self.rack.as_deref_mut()
+    }
+
+    /// The packets the last ack newly SACKed (with `note_sacked`), once.
+    #[inline]
+    pub fn drain_sacked_now(&mut self) -> std::vec::Drain<'_, i64> {
+        self.sacked_now.drain(..)
+    }
+
+    /// The scoreboard's and the pipe's invariants (debug builds): what is
+    /// SACKed was sent and not cumulatively acked; RACK marks lost only what
+    /// is outstanding; the loss state is RACK's. The pipe counts each
+    /// outstanding packet at most twice, the original and one
+    /// retransmission: RFC 6675's SetPipe adds one for a packet not deemed
+    /// lost and one more if it was retransmitted, and ns-2's estimate keeps
+    /// counting a lost original beside its retransmission (a first version
+    /// of this check, pipe ≤ outstanding, failed on a plain ns-2 SACK run
+    /// with several holes retransmitted: pipe 59, outstanding 56).
+    #[cfg(debug_assertions)]
+    pub fn check_invariants(&self, st: &TcpState) {
+        let outstanding = st.maxseq() - st.highest_ack();
+        debug_assert!(
+            self.scb.total() <= outstanding,
+            "SACKed {} > outstanding {outstanding}",
+            self.scb.total()
+        );
+        if self.state != LossState::Open {
+            debug_assert!(
+                self.pipe <= 2 * outstanding,
+                "pipe {} > 2 × outstanding {outstanding} ({:?})",
+                self.pipe,
+                self.state
+            );
+        }
+        if let Some(r) = self.rack() {
+            debug_assert!(
+                (0..=outstanding).contains(&r.lost()),
+                "RACK lost {} outside 0..={outstanding}",
+                r.lost()
+            );
+        } else {
+            debug_assert!(self.state != LossState::Loss, "loss state without RACK");
+        }
+    }
+
+    /// In fast recovery.
+    #[inline]
+    fn in_recovery(&self) -> bool {
+        self.state == LossState::Recovery
+    }
+
+    /// In Linux's loss state (RACK, after a timeout).
+    #[inline]
+    fn in_loss(&self) -> bool {
+        self.state == LossState::Loss
+    }
+
+    /// Where recovery stands.
+    #[inline]
+    pub fn loss_state(&self) -> LossState {
+        self.state
+    }
+
+    /// In Linux's loss state, the scoreboard's pipe (what is neither SACKed
+    /// nor marked lost); `None` otherwise.
+    #[inline]
+    pub fn loss_pipe(&self) -> Option<i64> {
+        self.in_loss().then_some(self.pipe)
+    }
+
+    /// A tail loss probe may be scheduled: the open state (no recovery, no
+    /// timeout being repaired), nothing SACKed, no probe already out
+    /// (RFC 8985 §7.2, Linux's `tcp_schedule_loss_probe`).
+    #[inline]
+    fn may_probe(&self) -> bool {
+        self.state == LossState::Open
+            && !self.after_timeout
+            && self.scb.total() == 0
+            && !self.rack().is_some_and(|r| r.probe_outstanding())
+    }
+
     #[inline]
     pub fn on_ack(
         &mut self,
@@ -291,17 +453,17 @@ impl State {
         cwnd: f64,
         acts: &mut Actions,
     ) {
-        let before = (st.highest_ack, self.scb.total as i64);
+        let before = (st.highest_ack(), self.scb.total as i64);
         if self.rack.is_some() {
             self.on_ack_rack(st, ack, blocks, cwnd, acts);
         } else {
             self.on_ack_inner(st, ack, blocks, cwnd, acts);
         }
-        if self.fastrecov {
+        if self.in_recovery() {
             if let Some(p) = &mut self.prr {
-                let this = (st.highest_ack - before.0) + (self.scb.total as i64 - before.1);
+                let this = (st.highest_ack() - before.0) + (self.scb.total as i64 - before.1);
                 p.this = this;
-                p.una_advanced = st.highest_ack > before.0;
+                p.una_advanced = st.highest_ack() > before.0;
                 p.delivered += this.max(0);
                 p.sndcnt = None;
             }
@@ -317,47 +479,49 @@ impl State {
         cwnd: f64,
         acts: &mut Actions,
     ) {
-        let valid = ack >= st.last_ack;
-        if !self.fastrecov {
-            if ack > st.last_ack {
+        let valid = ack >= st.last_ack();
+        if !self.in_recovery() {
+            if ack > st.last_ack() {
                 acts.push(new_ack(st, ack, true));
                 self.after_timeout = false;
                 self.scb.clear();
-            } else if ack == st.last_ack && !self.after_timeout {
-                self.scb.update(st.highest_ack, blocks);
+            } else if ack == st.last_ack() && !self.after_timeout {
+                self.scb.update(st.highest_ack(), blocks);
                 if self.scb.changed {
-                    st.dupacks += 1;
-                    if st.dupacks == st.dupack_threshold {
+                    st.count_dupack();
+                    if st.dupacks() == st.dupack_threshold() {
                         self.dupack_action(st, cwnd, acts);
-                    } else if st.dupacks < st.dupack_threshold && st.limited_transmit {
+                    } else if st.dupacks() < st.dupack_threshold() && st.limited_transmit() {
                         acts.push(Action::SendOne);
                     }
                 }
             }
-            if valid && st.dupacks == 0 {
+            if valid && st.dupacks() == 0 {
                 acts.push(Action::SendMuch { maxburst: 0 });
             }
         } else {
             self.pipe -= 1;
-            if ack >= st.recover {
+            // RFC 6675 §5: "When the TCP sender receives a cumulative ACK for this data octet, the
+            // loss recovery phase is terminated."
+            if ack >= st.recover() {
                 // Recovery is over; cwnd stays at β·W (no growth on this ack).
-                st.recover = 0;
-                self.fastrecov = false;
+                st.clear_recover();
+                self.state = LossState::Open;
                 acts.push(Action::ExitRecovery);
                 acts.push(new_ack(st, ack, false));
                 self.after_timeout = false;
                 self.scb.clear();
-            } else if ack > st.highest_ack {
+            } else if ack > st.highest_ack() {
                 // Partial ack: the retransmission arrived, count it out of the pipe.
-                st.highest_ack = ack;
+                st.sack_partial_ack(ack);
                 self.scb.update(ack, blocks);
                 self.pipe -= 1;
                 acts.push(Action::Newtimer(ack));
                 acts.push(Action::ResetBackoff);
             } else if !self.after_timeout {
-                self.scb.update(st.highest_ack, blocks);
-                if self.scb.changed && st.dupacks > 0 {
-                    st.dupacks += 1;
+                self.scb.update(st.highest_ack(), blocks);
+                if self.scb.changed && st.dupacks() > 0 {
+                    st.count_dupack();
                 }
             }
             if valid {
@@ -387,15 +551,17 @@ impl State {
             FastRetransmit::AfterEcn => false,
             FastRetransmit::No => return,
         };
+        // RFC 6675 §5: "(4.1) RecoveryPoint = HighData"
         if reduce {
-            st.recover = st.maxseq;
+            st.mark_recover();
         }
         acts.push(Action::ResetTimer { mild: true });
         if fast_retransmit_now {
-            self.pipe = st.maxseq - st.highest_ack - st.dupack_threshold as i64;
-            self.scb.mark_retran(st.highest_ack + 1);
+            self.pipe = st.maxseq() - st.highest_ack() - st.dupack_threshold() as i64;
+            // RFC 6675 §5: "Retransmit the first data segment presumed dropped"
+            self.scb.mark_retran(st.highest_ack() + 1);
         }
-        self.fastrecov = true;
+        self.state = LossState::Recovery;
         if let Some(p) = &mut self.prr {
             *p = Prr {
                 out: i64::from(fast_retransmit_now),
@@ -403,7 +569,7 @@ impl State {
                 ..Default::default()
             };
         }
-        st.last_cwnd_action = CwndAction::Dupack;
+        st.note_cwnd_action(CwndAction::Dupack);
         acts.push(if reduce {
             Action::EnterRecovery {
                 window: st.windowd(cwnd),
@@ -413,7 +579,7 @@ impl State {
             Action::RepairAfterEcn { to_one: false }
         });
         acts.push(if fast_retransmit_now {
-            Action::Retransmit(st.last_ack + 1)
+            Action::Retransmit(st.last_ack() + 1)
         } else {
             Action::SendMuch { maxburst: 0 }
         });
@@ -426,46 +592,50 @@ impl State {
     pub fn next_send(&mut self, st: &mut TcpState, cwnd: f64) -> Option<i64> {
         // (the windows are asked where they are needed: the receiver's is a
         // float, and each conversion costs)
-        let open = if self.fastrecov {
-            match &mut self.prr {
+        let open = match self.state {
+            // RFC 6675 §5 (paraphrased): in recovery the sender may transmit while cwnd − pipe is
+            // at least one segment, holes (NextSeg) before new data.
+            LossState::Recovery => match &mut self.prr {
                 None => self.pipe < cwnd as i64,
                 Some(p) => {
                     let pipe = self.pipe;
                     if p.sndcnt.is_none() {
                         p.sndcnt = Some(p.budget(pipe, cwnd as i64));
                     }
+                    // RFC 6937 §3.1 (paraphrased): PRR lets out, per ack, the share of what was
+                    // delivered that brings the flight down to ssthresh by the end of recovery.
                     p.sndcnt > Some(0)
                 }
-            }
-        } else if self.loss {
-            self.pipe < cwnd as i64
-        } else {
-            st.t_seqno <= st.last_ack + st.window(cwnd)
+            },
+            LossState::Loss => self.pipe < cwnd as i64,
+            LossState::Open => st.t_seqno() <= st.last_ack() + st.window(cwnd),
         };
-        if !open || st.last_ack + 1 >= st.curseq {
+        if !open || st.last_ack() + 1 >= st.curseq() {
             return None;
         }
         let hole = match &mut self.rack {
             None => self.scb.next_retran(),
-            Some(r) => r.next_lost(st.highest_ack + 1, st.maxseq),
+            Some(r) => r.next_lost(st.highest_ack() + 1, st.maxseq()),
         };
         let seq = match hole {
             None => {
-                let room = if self.fastrecov || self.loss {
-                    st.t_seqno <= st.highest_ack + st.wnd as i64
+                let room = if self.state != LossState::Open {
+                    st.t_seqno() <= st.highest_ack() + st.wnd() as i64
                 } else {
-                    st.t_seqno <= st.highest_ack + st.window(cwnd)
+                    st.t_seqno() <= st.highest_ack() + st.window(cwnd)
                 };
-                if room && st.t_seqno < st.curseq {
-                    let q = st.t_seqno;
-                    st.t_seqno += 1;
+                if room && st.t_seqno() < st.curseq() {
+                    let q = st.t_seqno();
+                    st.sent_next();
                     q
                 } else {
                     return None;
                 }
             }
             Some(x) => {
-                if (st.recover > 0 || self.rack.is_some()) && x <= st.highest_ack + st.wnd as i64 {
+                if (st.recover() > 0 || self.rack.is_some())
+                    && x <= st.highest_ack() + st.wnd() as i64
+                {
                     self.scb.mark_retran(x);
                     x
                 } else {
@@ -473,11 +643,9 @@ impl State {
                 }
             }
         };
-        if st.t_seqno <= seq {
-            st.t_seqno = seq + 1;
-        }
+        st.skip_past(seq);
         self.pipe += 1;
-        if self.fastrecov {
+        if self.in_recovery() {
             if let Some(p) = &mut self.prr {
                 p.out += 1;
                 if let Some(n) = &mut p.sndcnt {
@@ -492,17 +660,15 @@ impl State {
     /// what is SACKed, less the `lost` packets not yet resent.
     #[inline]
     fn linux_pipe(&self, st: &TcpState, lost: i64) -> i64 {
-        (st.maxseq - st.highest_ack) - self.scb.total() - lost
+        (st.maxseq() - st.highest_ack()) - self.scb.total() - lost
     }
 
     /// SACK's part of a timeout (ns-2 `Sack1TcpAgent::timeout()`).
     pub fn timeout_prelude(&mut self, st: &mut TcpState) {
-        st.dupacks = 0;
-        if st.highest_ack > st.last_ack {
-            st.last_ack = st.highest_ack;
-        }
-        st.recover = st.maxseq;
-        self.fastrecov = false;
+        st.clear_dupacks();
+        st.catch_up_last_ack();
+        st.mark_recover();
+        self.state = LossState::Open;
         self.after_timeout = true;
         match &mut self.rack {
             None => self.scb.clear(),
@@ -511,8 +677,8 @@ impl State {
                 // here) and marks the rest lost: the loss state resends
                 // only those, while the pipe is below the window
                 let scb = &self.scb;
-                let lost = r.on_timeout(st.highest_ack + 1, st.maxseq, |k| scb.is_sacked(k));
-                self.loss = true;
+                let lost = r.on_timeout(st.highest_ack() + 1, st.maxseq(), |k| scb.is_sacked(k));
+                self.state = LossState::Loss;
                 self.pipe = self.linux_pipe(st, lost);
             }
         }
@@ -531,10 +697,10 @@ impl State {
         cwnd: f64,
         acts: &mut Actions,
     ) {
-        let valid = ack >= st.last_ack;
+        let valid = ack >= st.last_ack();
         let mut r = self.rack.take().expect("RACK");
-        let now = r.now;
-        let una = st.highest_ack;
+        let now = r.now();
+        let una = st.highest_ack();
         // SACK first, then the cumulative ack (the kernel's order)
         let (note, sacked_now) = (self.note_sacked, &mut self.sacked_now);
         self.scb.update_with(una, blocks, |k| {
@@ -550,84 +716,121 @@ impl State {
             self.scb.update(ack, &[]);
         }
         // the probe's fate (`tcp_process_tlp_ack`)
-        if let Some(high) = r.tlp_high {
-            if ack >= high {
-                if !r.tlp_retrans || (ack == st.last_ack && !changed) {
-                    // new data acked, or a plain duplicate ack: the
-                    // original arrived as well as the probe — no loss
-                    r.tlp_high = None;
-                } else if ack > high {
-                    // the probe repaired a loss: reduce once (CWR)
-                    r.tlp_high = None;
-                    r.probe_recoveries += 1;
-                    acts.push(Action::Reduce {
-                        window: st.windowd(cwnd),
-                    });
-                }
-            }
+        if r.probe_fate(ack, ack == st.last_ack() && !changed) {
+            acts.push(Action::Reduce {
+                window: st.windowd(cwnd),
+            });
         }
-        let dupack = ack == st.last_ack && changed;
-        if self.loss && ack >= st.recover {
+        let dupack = ack == st.last_ack() && changed;
+        if self.state == LossState::Loss && ack >= st.recover() {
             // everything sent before the timeout is delivered: the loss
             // state is over (`tcp_process_loss`, "recovered")
-            self.loss = false;
+            self.state = LossState::Open;
         }
-        if !self.fastrecov {
-            if ack > st.last_ack {
+        if !self.in_recovery() {
+            if ack > st.last_ack() {
                 acts.push(new_ack(st, ack, true));
                 self.after_timeout = false;
-            } else if dupack && !self.loss {
-                st.dupacks += 1;
+            } else if dupack && !self.in_loss() {
+                st.count_dupack();
             }
             // no reordering window in the loss state either (`tcp_rack_reo_wnd`)
-            let zero_wnd = self.loss || self.scb.total() >= st.dupack_threshold as i64;
-            if r.wants_detection(self.scb.total() > 0, self.loss) {
+            let zero_wnd = self.in_loss() || self.scb.total() >= st.dupack_threshold() as i64;
+            if r.wants_detection(self.scb.total() > 0, self.in_loss()) {
                 let scb = &self.scb;
-                r.detect(now, r.srtt, zero_wnd, |k| scb.is_sacked(k));
+                r.detect(now, r.srtt(), zero_wnd, |k| scb.is_sacked(k));
             } else if ack > una {
                 // an ack that moves snd_una re-arms the probe or the RTO
                 // in the reordering timer's place (`FLAG_SET_XMIT_TIMER`)
-                r.reo_at = None;
+                r.cancel_reo_timer();
             }
-            if r.lost > 0 && !self.loss {
+            if r.lost() > 0 && !self.in_loss() {
                 self.enter_recovery(st, cwnd, acts, false);
-                if self.fastrecov {
+                if self.in_recovery() {
                     // a reduction ends any probe's watch
                     // (`tcp_init_cwnd_reduction` clears `tlp_high_seq`)
-                    r.tlp_high = None;
+                    r.end_probe_watch();
                 }
-            } else if dupack && st.limited_transmit {
+            } else if dupack && st.limited_transmit() {
                 acts.push(Action::SendOne);
             }
-            if valid && st.dupacks == 0 && !self.fastrecov {
+            if valid && st.dupacks() == 0 && !self.in_recovery() {
                 acts.push(Action::SendMuch { maxburst: 0 });
             }
         } else {
-            if ack >= st.recover {
-                st.recover = 0;
-                self.fastrecov = false;
+            if ack >= st.recover() {
+                st.clear_recover();
+                self.state = LossState::Open;
                 acts.push(Action::ExitRecovery);
                 acts.push(new_ack(st, ack, false));
                 self.after_timeout = false;
-            } else if ack > st.highest_ack {
+            } else if ack > st.highest_ack() {
                 // a partial ack
-                st.highest_ack = ack;
+                st.sack_partial_ack(ack);
                 acts.push(Action::Newtimer(ack));
                 acts.push(Action::ResetBackoff);
             }
             if r.wants_detection(true, true) {
                 let scb = &self.scb;
-                r.detect(now, r.srtt, true, |k| scb.is_sacked(k));
+                r.detect(now, r.srtt(), true, |k| scb.is_sacked(k));
             } else if ack > una {
-                r.reo_at = None;
+                r.cancel_reo_timer();
             }
             if valid {
                 acts.push(Action::SendMuch { maxburst: 0 });
             }
         }
         // Linux's pipe: in flight, less SACKed, less lost and not resent
-        self.pipe = self.linux_pipe(st, r.lost);
+        self.pipe = self.linux_pipe(st, r.lost());
         self.rack = Some(r);
+    }
+
+    /// The RACK-TLP timer to arm after an ack or a timer (RFC 8985 §7.2,
+    /// Linux's `tcp_schedule_loss_probe`): the reordering timer if RACK
+    /// waits for one, else, in the open state with data in flight, the
+    /// probe timeout. None without RACK.
+    pub fn rack_timer(&self, st: &TcpState, clock: &ProbeClock) -> Option<RackTimer> {
+        let r = self.rack()?;
+        if let Some(at) = r.reo_at() {
+            return Some(RackTimer::Reorder(at));
+        }
+        let in_flight = st.maxseq() - st.highest_ack();
+        if !self.may_probe() || in_flight <= 0 {
+            return None;
+        }
+        let srtt = clock.srtt_ns;
+        // RFC 8985 §7.2 (paraphrased): the probe timeout is twice the smoothed RTT, plus room
+        // for a delayed ack when one packet is in flight, and fires before the RTO.
+        let pto = if srtt == 0 {
+            clock.initial_rto_ns // TCP_TIMEOUT_INIT
+        } else if in_flight == 1 {
+            // room for the receiver's delayed ack
+            2 * srtt + clock.min_rto_ns
+        } else {
+            2 * srtt + super::rack::TIMEOUT_MIN_NS
+        };
+        Some(RackTimer::Probe(clock.now + pto))
+    }
+
+    /// The probe timeout fired (Linux's `tcp_send_loss_probe`): one packet
+    /// whatever the window — new data if any may go, else the highest packet
+    /// sent again — whose fate the next acks tell (RFC 8985 §7.3).
+    pub fn on_probe_timeout(&mut self, st: &TcpState, acts: &mut Actions) {
+        let new = st.t_seqno() > st.maxseq()
+            && st.t_seqno() < st.curseq()
+            && st.t_seqno() <= st.highest_ack() + st.wnd() as i64;
+        let seq = if new {
+            st.t_seqno()
+        } else if st.maxseq() > st.highest_ack() {
+            st.maxseq()
+        } else {
+            return;
+        };
+        if let Some(r) = self.rack_mut() {
+            // the highest packet sent once the probe is out
+            r.on_probe_sent(seq.max(st.maxseq()), !new);
+        }
+        acts.push(Action::Probe { seq, new });
     }
 
     /// The reordering timer fired (`tcp_rack_reo_timeout`): mark what is
@@ -637,16 +840,16 @@ impl State {
             return;
         };
         let zero_wnd =
-            self.fastrecov || self.loss || self.scb.total() >= st.dupack_threshold as i64;
+            self.state != LossState::Open || self.scb.total() >= st.dupack_threshold() as i64;
         let scb = &self.scb;
-        let marked = r.detect(r.now, r.srtt, zero_wnd, |k| scb.is_sacked(k));
-        self.pipe = self.linux_pipe(st, r.lost);
+        let marked = r.detect(r.now(), r.srtt(), zero_wnd, |k| scb.is_sacked(k));
+        self.pipe = self.linux_pipe(st, r.lost());
         self.rack = Some(r);
         if marked > 0 {
-            if !self.fastrecov && !self.loss {
+            if self.state == LossState::Open {
                 self.enter_recovery(st, cwnd, acts, false);
                 if let Some(r) = &mut self.rack {
-                    r.tlp_high = None;
+                    r.end_probe_watch();
                 }
                 if let Some(p) = &mut self.prr {
                     // `tcp_cwnd_reduction(sk, 1, ...)`: one packet's worth
@@ -730,7 +933,7 @@ mod tests {
         d.ack_sack(140, 2, &[(7, 9), (4, 6)]).sent(&[18]);
         // the ack covering recover (17) ends recovery without growth
         d.ack(300, 17).sent(&[19, 20, 21, 22, 23]).window(6.5, 6);
-        assert_eq!(d.s.counters.fast_retransmits, 1);
+        assert_eq!(d.s.counters().fast_retransmits, 1);
     }
 
     /// RFC 6937 under the `linux` profile: while the pipe is above ssthresh,

@@ -20,17 +20,17 @@ use crate::tcp::state::{CwndAction, TcpState};
 
 #[inline]
 pub fn on_ack(st: &mut TcpState, ack: i64, cwnd: f64, acts: &mut Actions) {
-    if ack > st.last_ack {
+    if ack > st.last_ack() {
         acts.push(new_ack(st, ack, true));
-    } else if ack == st.last_ack {
-        st.dupacks += 1;
-        if st.dupacks == st.dupack_threshold {
+    } else if ack == st.last_ack() {
+        st.count_dupack();
+        if st.dupacks() == st.dupack_threshold() {
             dupack_action(st, cwnd, acts);
-        } else if st.dupacks < st.dupack_threshold && st.limited_transmit {
+        } else if st.dupacks() < st.dupack_threshold() && st.limited_transmit() {
             acts.push(Action::SendOne);
         }
     }
-    if ack >= st.last_ack {
+    if ack >= st.last_ack() {
         acts.push(Action::SendMuch { maxburst: 0 });
     }
 }
@@ -41,7 +41,7 @@ fn dupack_action(st: &mut TcpState, cwnd: f64, acts: &mut Actions) {
         FastRetransmit::AfterEcn => {
             // the mark already set ssthresh for this window: restart from
             // one packet and keep it (ns-2 `slowdown(CLOSE_CWND_ONE)`)
-            st.last_cwnd_action = CwndAction::Dupack;
+            st.note_cwnd_action(CwndAction::Dupack);
             acts.push(Action::RepairAfterEcn { to_one: true });
         }
         FastRetransmit::No => return,
@@ -64,7 +64,7 @@ mod tests {
         // third: ssthresh = 13/2 (the first reduction halves), cwnd 1,
         // resend from the first unacked packet
         d.ack(132, 2).sent(&[3]).window(1.0, 6);
-        assert_eq!(d.s.counters.fast_retransmits, 1);
+        assert_eq!(d.s.counters().fast_retransmits, 1);
         // 3 and 4 arrive: slow start to 2, and go-back-N resends 5 and 6 —
         // 6 although the receiver already holds it
         d.ack(200, 4).sent(&[5, 6]).window(2.0, 6);
