@@ -112,15 +112,22 @@ def test_records_with_gaps_make_the_frame_pandas_makes():
          "delivered_bytes": 19200, "sent_packets": 25, "retransmissions": 5},
     ]
     links = [{"name": "bottleneck", "direction": "forward", "drops": 3, "departures": 30, "utilization": 0.5}]
-    # the part of a resolved scenario the rates read: every group's packet_size
-    sc = {"flows": {"bg": {"kind": "udp", "packet_size": 1000}, "tcp": {"kind": "tcp", "packet_size": 1000}}}
+    # the rates read every group's packet_size from the scenario's Plan
+    from tcplab.scenario import resolve
+    sc = resolve({"duration": "10s",
+                  "topology": {"bottleneck": {"rate": "1Mbps", "delay": "5ms", "buffer": 10},
+                               "access": {"rate": "10Mbps", "delay": "1ms", "buffer": 100},
+                               "sink_access": {"rate": "10Mbps", "delay": "1ms", "buffer": 100}},
+                  "flows": {"bg": {"kind": "udp", "rate": "0.1Mbps", "packet_size": 1000},
+                            "tcp": {"kind": "tcp", "packet_size": 1000}}})
     raw = {"engine": "x", "engine_version": 1, "scenario": sc, "measured_s": 2.0, "reference_bps": 1000.0,
            "flows": copy.deepcopy(flows), "links": links}
     res = Result.from_raw(raw)
     want = pd.DataFrame(flows)
     want["goodput_bps"] = [10000 * 8.0 / 2.0, 19200 * 8.0 / 2.0]
     want["throughput_bps"] = [10 * 1000 * 8.0 / 2.0, 20 * 1000 * 8.0 / 2.0]
-    pd.testing.assert_frame_equal(res.flows, want, check_exact=True)
+    # (and the per-path columns the Plan's routes give: bottleneck, fair share)
+    pd.testing.assert_frame_equal(res.flows[list(want.columns)], want, check_exact=True)
     pd.testing.assert_frame_equal(res.links, pd.DataFrame(links), check_exact=True)
     m = res.metrics
     assert m["tcp_retransmissions"] == 5 and "tcp_timeouts" not in m
