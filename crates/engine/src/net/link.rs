@@ -151,6 +151,12 @@ pub struct Link {
     impairment: Impairment,
 }
 
+/// An empty delay line keeps at most this many slots: a line that a burst
+/// grew beyond it is given back when it empties (at 10^4 flows the access
+/// links' lines, grown in slow start and never used again at that size,
+/// were half the run's memory).
+const PIPE_KEPT: usize = 32;
+
 /// A packet waiting in the buffer.
 #[derive(Clone, Copy, Debug)]
 struct Waiting {
@@ -610,6 +616,10 @@ impl Link {
         }
         let next = self.next_delivery_caused();
         self.delivery_pending = next.is_some();
+        if next.is_none() && self.pipe.capacity() > PIPE_KEPT {
+            // a burst grew the line; give its slots back
+            self.pipe.release();
+        }
         next
     }
 
@@ -950,6 +960,32 @@ mod tests {
         assert_eq!(offset_of!(Link, waiting), 128);
         assert_eq!(offset_of!(Link, tx_cache), 192);
         assert_eq!(offset_of!(Link, rate_bps), 256);
+    }
+
+    /// A delay line that a burst grew is given back once it empties, and
+    /// the link goes on as before.
+    #[test]
+    fn an_emptied_delay_line_gives_its_slots_back() {
+        let mut l = Link::new(1e9, 1_000_000, Queue::droptail(1000));
+        for s in 0..100 {
+            l.arrive(pkt(s), 0);
+        }
+        assert!(l.pipe.capacity() > PIPE_KEPT);
+        l.delivering();
+        let mut seqs = Vec::new();
+        while let Some((_, _, p)) = l.pop_arrived(SimTime::MAX) {
+            seqs.push(p.seq);
+        }
+        assert_eq!(l.delivered(), None);
+        assert_eq!(l.pipe.capacity(), 0);
+        assert!(seqs.into_iter().eq(0..100));
+        assert!(matches!(
+            l.arrive(pkt(100), 10_000_000),
+            Admit::Admitted {
+                schedule: Some((11_008_000, _)),
+                wait: None
+            }
+        ));
     }
 
     #[test]

@@ -37,6 +37,21 @@ impl<T: Copy> Ring<T> {
         self.len as usize
     }
 
+    /// Slots held.
+    #[inline]
+    pub fn capacity(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Give the slots of an empty ring back (the next push allocates anew).
+    #[cold]
+    #[inline(never)]
+    pub fn release(&mut self) {
+        debug_assert!(self.len == 0);
+        self.buf = Box::new([]);
+        self.head = 0;
+    }
+
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.len == 0
@@ -119,6 +134,23 @@ mod tests {
             assert_eq!(r.front(), d.front());
         }
         assert!(r.iter().eq(d.iter()));
+    }
+
+    #[test]
+    fn a_released_ring_starts_again_empty() {
+        let mut r = Ring::default();
+        for i in 0..100u64 {
+            r.push_back(i);
+        }
+        while r.pop_front().is_some() {}
+        assert_eq!(r.capacity(), 128);
+        r.release();
+        assert_eq!((r.capacity(), r.len()), (0, 0));
+        for i in 0..20u64 {
+            r.push_back(i);
+        }
+        assert!(r.iter().copied().eq(0..20));
+        assert_eq!(r.capacity(), 32);
     }
 
     #[test]
