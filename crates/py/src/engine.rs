@@ -210,6 +210,7 @@ fn run_scenario<'py>(
         // Python's signal handlers (the run holds it released)
         let mut raised = None;
         let mut sim = tcplab_engine::sim::Sim::new(&plan);
+        drop(plan); // not needed through the run (see `run::run_json`)
         if let Some(dir) = trace_dir {
             sim = sim.spill_traces(dir, trace_rows);
         }

@@ -6,19 +6,20 @@
 
 #[derive(Clone, Debug)]
 pub struct Ring<T: Copy> {
-    buf: Vec<T>,
-    /// `buf.len() - 1` (`buf.len()` a power of two, or 0 before the first push).
-    mask: usize,
-    /// Index of the first value, not yet reduced by `mask`.
-    head: usize,
-    len: usize,
+    /// The slots; their number is a power of two, or 0 before the first push
+    /// (the mask is `buf.len() - 1`). 24 bytes in all, so that both of a
+    /// link's rings fit in the link's first cache lines.
+    buf: Box<[T]>,
+    /// Index of the first value, not yet reduced by the mask (wraps: the
+    /// capacity divides 2^32).
+    head: u32,
+    len: u32,
 }
 
 impl<T: Copy> Default for Ring<T> {
     fn default() -> Self {
         Ring {
-            buf: Vec::new(),
-            mask: 0,
+            buf: Box::new([]),
             head: 0,
             len: 0,
         }
@@ -27,8 +28,28 @@ impl<T: Copy> Default for Ring<T> {
 
 impl<T: Copy> Ring<T> {
     #[inline]
+    fn mask(&self) -> usize {
+        self.buf.len().wrapping_sub(1)
+    }
+
+    #[inline]
     pub fn len(&self) -> usize {
-        self.len
+        self.len as usize
+    }
+
+    /// Slots held.
+    #[inline]
+    pub fn capacity(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Give the slots of an empty ring back (the next push allocates anew).
+    #[cold]
+    #[inline(never)]
+    pub fn release(&mut self) {
+        debug_assert!(self.len == 0);
+        self.buf = Box::new([]);
+        self.head = 0;
     }
 
     #[inline]
@@ -41,16 +62,16 @@ impl<T: Copy> Ring<T> {
         if self.len == 0 {
             None
         } else {
-            Some(&self.buf[self.head & self.mask])
+            Some(&self.buf[self.head as usize & self.mask()])
         }
     }
 
     #[inline]
     pub fn push_back(&mut self, v: T) {
-        if self.len == self.buf.len() {
+        if self.len as usize == self.buf.len() {
             self.grow(v);
         }
-        let i = (self.head + self.len) & self.mask;
+        let i = self.head.wrapping_add(self.len) as usize & self.mask();
         self.buf[i] = v;
         self.len += 1;
     }
@@ -60,7 +81,7 @@ impl<T: Copy> Ring<T> {
         if self.len == 0 {
             return None;
         }
-        let v = self.buf[self.head & self.mask];
+        let v = self.buf[self.head as usize & self.mask()];
         self.head = self.head.wrapping_add(1);
         self.len -= 1;
         Some(v)
@@ -68,7 +89,8 @@ impl<T: Copy> Ring<T> {
 
     /// Values front to back.
     pub fn iter(&self) -> impl Iterator<Item = &T> {
-        (0..self.len).map(move |k| &self.buf[(self.head + k) & self.mask])
+        let mask = self.mask();
+        (0..self.len).map(move |k| &self.buf[self.head.wrapping_add(k) as usize & mask])
     }
 
     /// Double the capacity (at least 16), keeping the order; `fill` only
@@ -77,11 +99,11 @@ impl<T: Copy> Ring<T> {
     #[inline(never)]
     fn grow(&mut self, fill: T) {
         let cap = (self.buf.len() * 2).max(16);
+        assert!(cap <= 1 << 31, "a ring of more than 2^31 packets");
         let mut buf = Vec::with_capacity(cap);
         buf.extend(self.iter().copied());
         buf.resize(cap, fill);
-        self.buf = buf;
-        self.mask = cap - 1;
+        self.buf = buf.into_boxed_slice();
         self.head = 0;
     }
 }
@@ -112,5 +134,27 @@ mod tests {
             assert_eq!(r.front(), d.front());
         }
         assert!(r.iter().eq(d.iter()));
+    }
+
+    #[test]
+    fn a_released_ring_starts_again_empty() {
+        let mut r = Ring::default();
+        for i in 0..100u64 {
+            r.push_back(i);
+        }
+        while r.pop_front().is_some() {}
+        assert_eq!(r.capacity(), 128);
+        r.release();
+        assert_eq!((r.capacity(), r.len()), (0, 0));
+        for i in 0..20u64 {
+            r.push_back(i);
+        }
+        assert!(r.iter().copied().eq(0..20));
+        assert_eq!(r.capacity(), 32);
+    }
+
+    #[test]
+    fn a_ring_is_24_bytes() {
+        assert_eq!(std::mem::size_of::<Ring<u64>>(), 24);
     }
 }

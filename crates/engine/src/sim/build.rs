@@ -33,7 +33,7 @@ pub fn build_link(l: &LinkPlan, seed: u64) -> Link {
     let mut link = Link::new(l.rate_bps, l.delay_ns, queue);
     if let Some(e) = &l.errors {
         let rng = Rng::stream(seed, stream::LINK_ERRORS, l.id as u64);
-        link.impairment = match e.model {
+        link.set_impairment(match e.model {
             ErrorModelKind::Bernoulli => match e.per.unwrap_or(0.0) {
                 per if per > 0.0 => Impairment::Bernoulli { per, rng },
                 _ => Impairment::None,
@@ -51,7 +51,7 @@ pub fn build_link(l: &LinkPlan, seed: u64) -> Link {
                 next: 0,
                 count: 0,
             },
-        };
+        });
     }
     if !l.outages.is_empty() {
         link.set_outages(Box::new(l.outages.clone().into_iter()));
