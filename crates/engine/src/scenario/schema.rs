@@ -216,8 +216,11 @@ pub struct ReverseSpec {
 
 /// When a group's flows start: one time for all (`start = "1s"`), or one
 /// per flow, in flow order (`start = ["0s", "0.5s", "1s"]`, `count` items).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(
+    untagged,
+    expecting = "expected a start time such as \"1s\", or a list of one per flow such as [\"0s\", \"0.5s\"]"
+)]
 pub enum Starts {
     One(Duration),
     Each(Vec<Duration>),
@@ -226,27 +229,6 @@ pub enum Starts {
 impl Default for Starts {
     fn default() -> Self {
         Starts::One(Duration(0))
-    }
-}
-
-impl<'de> Deserialize<'de> for Starts {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            One(Duration),
-            Each(Vec<Duration>),
-        }
-        Raw::deserialize(d)
-            .map(|r| match r {
-                Raw::One(t) => Starts::One(t),
-                Raw::Each(v) => Starts::Each(v),
-            })
-            .map_err(|_| {
-                serde::de::Error::custom(
-                    "expected a start time such as \"1s\", or a list of one per flow such as [\"0s\", \"0.5s\"]",
-                )
-            })
     }
 }
 
@@ -279,32 +261,14 @@ impl Starts {
 /// A parking lot's bottlenecks a group's flows cross: one `[first, last]`
 /// for all, or one pair per flow, in flow order (`[[0, 0], [1, 1], [2, 2]]`:
 /// flow j crosses links[j] alone, the cross flows of a parking lot).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(
+    untagged,
+    expecting = "expected [first, last] bottleneck indices, or a list of one such pair per flow such as [[0, 0], [1, 1]]"
+)]
 pub enum Hops {
     All([u32; 2]),
     Each(Vec<[u32; 2]>),
-}
-
-impl<'de> Deserialize<'de> for Hops {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            All([u32; 2]),
-            Each(Vec<[u32; 2]>),
-        }
-        Raw::deserialize(d)
-            .map(|r| match r {
-                Raw::All(h) => Hops::All(h),
-                Raw::Each(v) => Hops::Each(v),
-            })
-            .map_err(|_| {
-                serde::de::Error::custom(
-                    "expected [first, last] bottleneck indices, or a list of one such pair per flow such as [[0, 0], [1, 1]]",
-                )
-            })
-    }
 }
 
 impl Hops {
