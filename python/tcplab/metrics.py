@@ -484,7 +484,6 @@ def summarize(res, interval_s: float = 1.0, rtt_factor: float = 1.0, bin_s: floa
       CBR-over-TCP flows (the ``playback`` table, recorded whenever there are such flows).
     RTT is the scenario's round-trip propagation delay (`traces.base_rtt_s`).
     """
-    from tcplab.plan import first_data_seq
     from tcplab.plan import plan
     from tcplab.traces import base_rtt_s, canonical, payload_bytes
 
@@ -507,7 +506,7 @@ def summarize(res, interval_s: float = 1.0, rtt_factor: float = 1.0, bin_s: floa
     if tcp is not None and not tcp.empty:
         tcp = tcp[tcp["flow"].isin(tcp_ids)]
     if tcp is not None and "ack" in tcp and n:
-        first = first_data_seq(sc)
+        first = p.first_data_seq
         pay = payload_bytes(flows, sc).loc[tcp_ids]
         al = allotted_goodput(tcp, pay, interval_s, start, end, flows, first)
         asg = allotted_system_goodput(al)

@@ -57,8 +57,7 @@ def _payload(flow: Mapping) -> int:
 def first_data_seq(scenario: Mapping) -> int:
     """Sequence number of the first data packet in the TCP traces: 1 when every
     TCP group opens with a SYN (packet 0), else 0."""
-    tcp = [f["tcp"] for f in Plan(scenario).engine["flows"] if f["tcp"]]
-    return 1 if all(bool(t["syn"]) for t in tcp) else 0
+    return Plan(scenario).first_data_seq
 
 
 def rates_bps(delivered_bytes, delivered_packets, wire_bytes_per_packet, measured_s: float):
@@ -131,7 +130,9 @@ class Plan:
 
     @property
     def first_data_seq(self) -> int:
-        return first_data_seq(self.scenario)
+        """1 when every TCP flow opens with a SYN (packet 0), else 0."""
+        tcp = [f["tcp"] for f in self.engine["flows"] if f["tcp"]]
+        return 1 if all(bool(t["syn"]) for t in tcp) else 0
 
     @cached_property
     def engine(self) -> dict:
