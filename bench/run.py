@@ -12,6 +12,7 @@ is the robust measure on a shared machine; wall time is printed beside it.
     .venv/bin/python bench/run.py --scale-only     # the scale series only
     .venv/bin/python bench/run.py --quick --reps 1 --min-ratio 2   # CI's regression guard
     .venv/bin/python bench/run.py --sweep-scaling  # `tcplab reproduce all` with 1 vs 2 workers
+    .venv/bin/python bench/run.py --flows-series [--htsim BIN]   # ns per packet against N, 10 ... 10^4
 
 What is timed: tcplab, `tcplab.run` in-process (scenario in, a Result with its metrics out;
 its flow/link DataFrames are built on first read, after the timing; interpreter start-up excluded, since a sweep pays it once); ns-2, the whole `ns`
@@ -41,6 +42,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "python"))
 sys.path.insert(0, str(HERE))
 
+import htsim  # noqa: E402
 import ns3  # noqa: E402
 import tcplab.units  # noqa: E402
 from tcplab.errors import UserError  # noqa: E402
@@ -54,6 +56,8 @@ RESULTS = HERE / "results"
 CHILD_TIMEOUT_S = 1800
 SCALE_FLOWS = (10, 100, 1000)
 SCALE_RATES_MBPS = (1, 10, 100)
+FLOWS_SERIES = (10, 100, 1000, 3000, 10000)  # N for the cost-per-packet-against-N series
+FLOWS_RATE_MBPS = 10000
 
 
 # ------------------------------------------------------------------ one run each
@@ -244,15 +248,17 @@ def scale_packets(rate_mbps: float, base: float) -> float:
     return base * 5 ** math.log10(rate_mbps)
 
 
-def scale_scenario(n: int, rate_mbps: float, packets: float) -> dict:
+def scale_scenario(n: int, rate_mbps: float, packets: float, duration: float | None = None,
+                   warmup: float | None = None) -> dict:
     """Reno flows on a dumbbell: bottleneck `rate_mbps`, 20 ms, a buffer of one
     bandwidth-delay product (RTT 60 ms, at least 20 packets), access links 10x faster;
-    long enough that about `packets` data packets cross the bottleneck."""
-    duration = max(20.0, packets * 8000 / (rate_mbps * 1e6))
+    long enough that about `packets` data packets cross the bottleneck (or `duration` s);
+    metrics after a tenth of it (or `warmup` s)."""
+    duration = duration or max(20.0, packets * 8000 / (rate_mbps * 1e6))
     bdp = max(20, int(rate_mbps * 1e6 * 0.06 / 8000))
     fast = {"rate": f"{rate_mbps * 10:g}Mbps", "delay": "5ms", "buffer": 1000}
     sc = {"name": f"scale_n{n}_{rate_mbps:g}mbps", "seed": 1, "duration": f"{duration:g}s",
-          "warmup": f"{duration / 10:g}s",
+          "warmup": f"{duration / 10 if warmup is None else warmup:g}s",
           "topology": {"bottleneck": {"rate": f"{rate_mbps:g}Mbps", "delay": "20ms", "buffer": bdp},
                        "access": fast, "sink_access": dict(fast)},
           "flows": {"reno": {"kind": "tcp", "variant": "reno", "count": n, "window": 10000,
@@ -348,6 +354,117 @@ def run_scale(sims: list[str], reps: int, base: float, budget_s: float, workdir:
     return {"rows": rows, "fits": fits}
 
 
+# ------------------------------------------------------------------ cost per packet against N
+
+def _pair(sc: dict, name: str, reps: int, htsim_bin: str | None, workdir: Path) -> dict:
+    """Alternating runs of tcplab and (if given) the htsim twin's lean form on one
+    dumbbell: CPU ns per delivered packet of each (medians)."""
+    path = workdir / f"{name}.json"
+    path.write_text(json.dumps(sc))
+    runs: dict[str, list[dict]] = {"tcplab": [], "htsim": []}
+    why = None
+    for _ in range(reps):
+        runs["tcplab"].append(_child("tcplab", path))
+        if htsim_bin and why is None:
+            try:
+                runs["htsim"].append(htsim.run(sc, lean=True, given=htsim_bin))
+            except (htsim.Unavailable, RuntimeError, subprocess.TimeoutExpired) as exc:
+                why = str(exc)
+    row: dict = {"scenario": name, "sims": {}}
+    for sim, rs in runs.items():
+        if rs:
+            cpu = statistics.median(r["cpu_s"] for r in rs)
+            row["sims"][sim] = {"cpu_s": cpu, "delivered": rs[-1]["delivered"],
+                                "ns_per_packet": cpu / rs[-1]["delivered"] * 1e9,
+                                "peak_rss_mb": rs[-1].get("peak_rss_mb")}
+    if why:
+        row["sims"]["htsim"] = {"unavailable": why}
+    return row
+
+
+def flows_series(reps: int, seconds: float, htsim_bin: str | None, workdir: Path) -> dict:
+    """CPU time per delivered packet against the number of flows N at 10 Gb/s (the
+    bottleneck and the work per packet fixed, only N moving), tcplab and the htsim twin,
+    with a plot in bench/results/scale-flows.png."""
+    print(f"== cost per packet against N ({FLOWS_RATE_MBPS / 1000:g} Gb/s, {seconds:g} s simulated, "
+          f"{reps} alternating run(s) per point)")
+    print(f"{'N':>6s}  {'tcplab ns/pkt':>13s} {'pkts':>10s} {'RSS MB':>7s}  {'htsim ns/pkt':>12s} "
+          f"{'pkts':>10s}  {'htsim/tcplab':>12s}")
+    rows = []
+    for n in FLOWS_SERIES:
+        # no warm-up: the packets counted are every packet the run's CPU time paid for,
+        # as the twin counts them
+        sc = scale_scenario(n, FLOWS_RATE_MBPS, 0, duration=seconds, warmup=0)
+        row = _pair(sc, sc["name"], reps, htsim_bin, workdir)
+        row["n"] = n
+        rows.append(row)
+        t, h = row["sims"]["tcplab"], row["sims"].get("htsim", {})
+        hcells = (f"{h['ns_per_packet']:12.0f} {h['delivered']:10d}  {h['ns_per_packet'] / t['ns_per_packet']:11.2f}x"
+                  if "ns_per_packet" in h else f"{'n/a':>12s}")
+        print(f"{n:6d}  {t['ns_per_packet']:13.0f} {t['delivered']:10d} {t['peak_rss_mb'] or 0:7.0f}  {hcells}",
+              flush=True)
+    first = rows[0]["sims"]["tcplab"]["ns_per_packet"]
+    print("  tcplab, cost per packet relative to N = {}: ".format(FLOWS_SERIES[0])
+          + ", ".join(f"N = {r['n']} {r['sims']['tcplab']['ns_per_packet'] / first:.2f}x" for r in rows))
+    for r in rows:
+        if "unavailable" in r["sims"].get("htsim", {}):
+            print(f"  htsim: {r['sims']['htsim']['unavailable']}")
+            break
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    plot_flows(rows, RESULTS / "scale-flows.png")
+    print(f"  plot: {RESULTS / 'scale-flows.png'}")
+    return {"rate_mbps": FLOWS_RATE_MBPS, "seconds": seconds, "rows": rows}
+
+
+def plot_flows(rows: list[dict], out: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7.2, 4.6))
+    for sim, color, label in (("tcplab", "tab:blue", "tcplab (packet engine)"),
+                              ("htsim", "tab:red", "htsim twin, lean form")):
+        pts = [(r["n"], r["sims"][sim]["ns_per_packet"]) for r in rows if "ns_per_packet" in r["sims"].get(sim, {})]
+        if pts:
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", color=color, label=label)
+    base = rows[0]["sims"]["tcplab"]["ns_per_packet"]
+    ax.axhline(1.5 * base, color="tab:blue", linestyle=":", linewidth=1,
+               label=f"1.5 x tcplab at N = {rows[0]['n']} (issue's target)")
+    ax.set_xscale("log")
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("flows N (dumbbell, 10 Gb/s bottleneck)")
+    ax.set_ylabel("CPU ns per delivered packet")
+    ax.set_title("Cost per packet as the number of flows grows")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+
+
+def htsim_pairs(names: list[str], reps: int, htsim_bin: str, workdir: Path) -> list[dict]:
+    """tcplab against the htsim twin's lean form on the single-group dumbbell scenarios
+    (b and c), alternating runs: the per-packet CPU ratio."""
+    out = []
+    for name in names:
+        sc, _ = prepare(name, False)
+        if sc is None or len([g for g in sc["flows"].values() if g.get("kind") == "tcp"]) != 1 \
+                or any(g.get("kind") != "tcp" for g in sc["flows"].values()):
+            continue
+        row = _pair(sc, name, reps, htsim_bin, workdir)
+        t, h = row["sims"]["tcplab"], row["sims"].get("htsim", {})
+        if "ns_per_packet" in h:
+            row["ratio_htsim_cpu_per_packet"] = h["ns_per_packet"] / t["ns_per_packet"]
+            print(f"{name}: tcplab {t['ns_per_packet']:.0f} ns/pkt ({t['delivered']} pkts), htsim lean "
+                  f"{h['ns_per_packet']:.0f} ns/pkt ({h['delivered']} pkts): "
+                  f"htsim/tcplab {row['ratio_htsim_cpu_per_packet']:.2f}x per packet", flush=True)
+        else:
+            print(f"{name}: htsim n/a: {h.get('unavailable')}")
+        out.append(row)
+    return out
+
+
 # ------------------------------------------------------------------ sweep throughput
 
 def sweep_scaling(mode: str, jobs_list: list[int]) -> list[dict]:
@@ -403,6 +520,15 @@ def main(argv=None) -> int:
                          "100 Mb/s (default 2e5)")
     ap.add_argument("--scale-budget", type=float, default=600,
                     help="skip ns-2/ns-3 at a scale point projected to run longer (s, default 600)")
+    ap.add_argument("--flows-series", action="store_true",
+                    help="only the cost per packet against N (10 ... 10^4 flows at 10 Gb/s), "
+                         "with the htsim twin if given")
+    ap.add_argument("--flows-seconds", type=float, default=10.0,
+                    help="simulated seconds per point of --flows-series (default 10)")
+    ap.add_argument("--htsim", default=os.environ.get(htsim.ENV),
+                    help=f"the htsim twin's binary (default ${htsim.ENV}; built outside the "
+                         "repository, see bench/NOTES.md): adds htsim to --flows-series, and "
+                         "paired tcplab/htsim runs on (b) and (c) after the scenarios")
     ap.add_argument("--min-ratio", type=float, default=None,
                     help="fail (exit 1) if any scenario's ns-2/tcplab CPU-time ratio is below this")
     ap.add_argument("--sweep-scaling", action="store_true",
@@ -419,6 +545,13 @@ def main(argv=None) -> int:
         RESULTS.mkdir(parents=True, exist_ok=True)
         (RESULTS / f"sweep-{args.sweep_mode}.json").write_text(json.dumps(rows, indent=2) + "\n")
         return 0 if all(r["exit"] == 0 for r in rows) else 1
+
+    if args.flows_series:
+        with tempfile.TemporaryDirectory(prefix="tcplab-bench-") as tmp:
+            rows = flows_series(args.scale_reps, args.flows_seconds, args.htsim, Path(tmp))
+        RESULTS.mkdir(parents=True, exist_ok=True)
+        (RESULTS / "scale-flows.json").write_text(json.dumps(rows, indent=2) + "\n")
+        return 0
 
     sims = (args.sims.split(",") if args.sims else
             (["tcplab", "ns2"] if args.quick else list(SIMS)))
@@ -439,6 +572,9 @@ def main(argv=None) -> int:
                 results["scenarios"].append(row)
                 print_row(row)
             print(markdown(results["scenarios"]))
+            if args.htsim and not args.quick:
+                results["htsim"] = htsim_pairs([n for n in names if n[0] in "bc"], args.reps,
+                                               args.htsim, work)
         if not (args.quick or args.no_scale):
             results["scale"] = run_scale(sims, args.scale_reps, args.scale_packets, args.scale_budget, work)
     out = Path(args.json) if args.json else RESULTS / ("results-quick.json" if args.quick else "results.json")

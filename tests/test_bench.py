@@ -129,3 +129,28 @@ def test_cost_guard_fails_over_budget_and_passes_within(tmp_path, monkeypatch, c
     case = _json.loads(budget.read_text())["cases"]["a_reno_1mbps"]
     assert case["per_packet"] == 1021.0 and case["history"][-1]["why"] == "meant: a test"
     assert cost_guard.main(["--only", "a_reno_1mbps"]) == 0
+
+
+def test_htsim_twin_gets_the_dumbbell_it_twins(monkeypatch):
+    """bench/htsim.py: the twin's command line carries the scenario's numbers, and a
+    missing twin is a named reason, not a crash."""
+    import htsim
+
+    sc, _ = suite.prepare("b_sack10_10mbps", quick=False)
+    args = htsim.args_of(sc, lean=True)
+    pairs = dict(zip(args[0:-1:2], args[1::2]))
+    assert pairs == {"-n": "10", "-rate": "10", "-delay": "40", "-buffer": "20",
+                     "-access-rate": "100", "-access-delay": "10", "-time": "600"}
+    assert args[-1] == "-lean" and "-lean" not in htsim.args_of(sc, lean=False)
+    monkeypatch.delenv(htsim.ENV, raising=False)
+    with pytest.raises(htsim.Unavailable, match="TCPLAB_HTSIM"):
+        htsim.binary()
+    with pytest.raises(htsim.Unavailable, match="not an executable"):
+        htsim.binary("/nonexistent/htsim-twin")
+
+
+def test_flows_series_scenario_counts_every_packet():
+    """The N series counts packets from time zero (the twin counts every packet too)."""
+    sc = suite.scale_scenario(100, suite.FLOWS_RATE_MBPS, 0, duration=2, warmup=0)
+    assert dur(sc) == 2 and parse_duration(sc["warmup"]) == 0
+    assert sc["flows"]["reno"]["count"] == 100
