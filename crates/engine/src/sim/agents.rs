@@ -45,7 +45,11 @@ impl Sim {
             if let Some(d) = snd.pace_deadline() {
                 if snd.pace_unscheduled() {
                     snd.note_pace_entry(d);
-                    self.sched.schedule(d, Event::Pace(f));
+                    // (from `now` and `order`, not the scheduler's: an ack
+                    // the sender took early runs ahead of the clock)
+                    let delay = crate::time::ns_f64(d.saturating_sub(now)) / 1e9;
+                    self.sched
+                        .schedule_ordered(d, Event::Pace(f), order.then(delay));
                 }
             }
         }

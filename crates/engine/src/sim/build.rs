@@ -156,6 +156,30 @@ impl Sim {
         let nflows = flows.len();
         let single_input = single_input_links(links.len(), &plan.flows);
         let candidates = victim_candidates(&links, &plan.flows);
+        let selectors = links.iter().any(|l| match &l.queue {
+            Queue::Threshold(t) => t.selection != Selection::FirstArrival,
+            _ => false,
+        });
+        // senders may take acks without an event (see `Sim::sender_takes`)
+        // unless something looks at them between events: traces, a threshold
+        // dropper choosing its victim by their windows
+        let senders_chained = !selectors
+            && !rec.tcp_every_change
+            && rec.tcp.is_none()
+            && rec.sends.is_none()
+            && rec.queue.is_none()
+            && rec.drops.is_none()
+            && rec.rtt.is_none();
+        let mut uses = vec![0u32; links.len()];
+        for r in plan
+            .flows
+            .iter()
+            .flat_map(|f| [&f.route.forward, &f.route.reverse])
+        {
+            for &l in r {
+                uses[l as usize] += 1;
+            }
+        }
         let mut hops = Vec::new();
         let mut route_at = Vec::with_capacity(nflows);
         for (f, a) in plan.flows.iter().zip(&agents) {
@@ -181,12 +205,27 @@ impl Sim {
                     hops.push(Hop { link, next });
                 }
             }
+            // the sender takes acks without an event: a bulk TCP sender whose
+            // first link carries nothing else (what it sends early enters no
+            // one else's queue), on a forward route with an event somewhere
+            // (else a flow's whole loop would be one recursive chain)
+            let (fwd, rev) = (at[FORWARD as usize], at[1 - FORWARD as usize]);
+            let sender_chained = senders_chained
+                && matches!(a, Agent::Tcp { .. })
+                && apps[f.id as usize].is_none()
+                && rev.1 > 0
+                && f.route
+                    .forward
+                    .first()
+                    .is_some_and(|&l| uses[l as usize] == 1)
+                && hops[fwd.0 as usize..][..fwd.1 as usize]
+                    .iter()
+                    .any(|h| h.next == Next::Event);
+            if sender_chained {
+                hops[(rev.0 + rev.1 - 1) as usize].next = Next::Sender;
+            }
             route_at.push(at);
         }
-        let selectors = links.iter().any(|l| match &l.queue {
-            Queue::Threshold(t) => t.selection != Selection::FirstArrival,
-            _ => false,
-        });
         let warmup = plan.warmup_ns;
         Sim {
             end,

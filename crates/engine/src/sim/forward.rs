@@ -27,6 +27,10 @@ pub(super) enum Next {
     /// soon as the packet's arrival time is known, when the link holds
     /// nothing else.
     Receiver,
+    /// Last hop, reverse: at once to a sender that may take an ack as soon
+    /// as the ack's arrival time is known, when the link holds nothing else
+    /// and nothing of the sender's comes first (see `Sim::sender_takes`).
+    Sender,
 }
 
 impl Sim {
@@ -50,9 +54,10 @@ impl Sim {
 
     /// Move a packet to its next link, or hand it to the agent at the end of
     /// its route. A link whose successor on the route has no other input
-    /// hands the packet on at once (see `Link::pass`): the packet costs an
-    /// event only where it meets other traffic or an agent — four per data
-    /// packet and its ack on the dumbbell.
+    /// hands the packet on at once (see `Link::pass`), and so do a
+    /// receiver's and a sender's last links when they may (`Next`): the
+    /// packet costs an event only where it meets other traffic — two per
+    /// data packet and its ack on the dumbbell.
     ///
     /// `order` is the [`Order`] of the event the packet arrives in (or is
     /// sent in, by an agent): as ns-2 orders events, it decides ties with
@@ -72,7 +77,7 @@ impl Sim {
             let chained = match next {
                 Next::Link => true,
                 Next::Event => false,
-                Next::Receiver => self.links[l as usize].next_delivery().is_none(),
+                Next::Receiver | Next::Sender => self.links[l as usize].next_delivery().is_none(),
             };
             if chained {
                 match self.links[l as usize].pass(&mut p, now, order) {
@@ -87,12 +92,18 @@ impl Sim {
                         if self.selectors && self.links[l as usize].queue.wants_victim() {
                             self.select_victim(l, now);
                         }
-                        if next == Next::Receiver
-                            && (at > self.end || (!self.warm_done && at >= self.warmup))
-                        {
+                        let held = match next {
+                            Next::Receiver => {
+                                at > self.end || (!self.warm_done && at >= self.warmup)
+                            }
+                            Next::Sender => !self.sender_takes(p.flow, at),
+                            _ => false,
+                        };
+                        if held {
                             // It reaches the receiver after the run, or after a
-                            // warm-up snapshot still to be taken: an event
-                            // delivers it then (or never), as for any packet.
+                            // warm-up snapshot still to be taken (or the sender
+                            // after something of its own): an event delivers it
+                            // then (or never), as for any packet.
                             p.hop = (i - base) as u8;
                             if let Some((t, c)) = self.links[l as usize].hold(p, at, next_order) {
                                 self.sched.schedule_ordered(t, Event::LinkDeliver(l), c);
@@ -157,6 +168,32 @@ impl Sim {
                 self.rec.udp_delivered(now, p.flow, p.seq);
             }
         }
+    }
+
+    /// May the sender of TCP flow `f` take an ack at `at`, before the
+    /// simulator's clock gets there? Only if nothing that reads or changes
+    /// the sender comes first: the run's end, a warm-up snapshot still to be
+    /// taken, its stop, its pacer's event, its retransmission deadline (`at`
+    /// strictly before each, so no tie with them is decided differently).
+    /// The timer's entry in the event queue may come first when it is stale
+    /// (earlier than the deadline, which nearly every ack moves on): it then
+    /// finds the deadline this ack set and goes there, in the order of the
+    /// event that armed it (`RtoArm`) — where it would have gone one stale
+    /// firing later. What the sender sends enters its own first link at `at`
+    /// (no other input, see `build`), and what it schedules carries the
+    /// order of the ack's arrival (`after_sender`), as the delivery event's
+    /// would have.
+    #[inline]
+    fn sender_takes(&self, f: u32, at: SimTime) -> bool {
+        if at > self.end || (!self.warm_done && at >= self.warmup) {
+            return false;
+        }
+        let Agent::Tcp { snd, .. } = &self.agents[f as usize] else {
+            return false;
+        };
+        snd.rto_deadline().map_or(true, |d| at < d)
+            && at < snd.pace_entry()
+            && at < self.flows[f as usize].stop
     }
 
     /// A threshold dropper on link `l` started a congestion event: it picks

@@ -243,6 +243,12 @@ impl TcpSender {
         self.pace_entry == SimTime::MAX
     }
 
+    /// The time of this sender's pending pacer event (`SimTime::MAX`: none).
+    #[inline]
+    pub fn pace_entry(&self) -> SimTime {
+        self.pace_entry
+    }
+
     /// The event queue holds this sender's pacer event for time `at`.
     #[inline]
     pub fn note_pace_entry(&mut self, at: SimTime) {
