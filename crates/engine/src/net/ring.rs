@@ -62,7 +62,7 @@ impl<T: Copy> Ring<T> {
         if self.len == 0 {
             None
         } else {
-            Some(&self.buf[self.head as usize & self.mask()])
+            Some(self.slot(self.head))
         }
     }
 
@@ -72,7 +72,9 @@ impl<T: Copy> Ring<T> {
             self.grow(v);
         }
         let i = self.head.wrapping_add(self.len) as usize & self.mask();
-        self.buf[i] = v;
+        // SAFETY: `grow` made the slots non-empty, so `i & mask < buf.len()`
+        debug_assert!(i < self.buf.len());
+        unsafe { *self.buf.get_unchecked_mut(i) = v };
         self.len += 1;
     }
 
@@ -81,10 +83,20 @@ impl<T: Copy> Ring<T> {
         if self.len == 0 {
             return None;
         }
-        let v = self.buf[self.head as usize & self.mask()];
+        let v = *self.slot(self.head);
         self.head = self.head.wrapping_add(1);
         self.len -= 1;
         Some(v)
+    }
+
+    /// The slot of index `k` (reduced by the mask), in a non-empty ring.
+    /// Unchecked: the bounds checks of the rings' accesses were ~2 % of
+    /// the engine's instructions. SAFETY: callers hold `len > 0`, so the
+    /// slots are a non-empty power of two and `k & mask < buf.len()`.
+    #[inline(always)]
+    fn slot(&self, k: u32) -> &T {
+        debug_assert!(self.len > 0 && !self.buf.is_empty());
+        unsafe { self.buf.get_unchecked(k as usize & self.mask()) }
     }
 
     /// Values front to back.
