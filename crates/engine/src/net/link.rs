@@ -119,8 +119,16 @@ pub struct Link {
     marks: [SimTime; 2],
     /// A delivery event for this link is in the event queue.
     delivery_pending: bool,
+    /// The link is not a plain DropTail FIFO: it has outages, an
+    /// impairment or another discipline, and its arrivals take
+    /// [`Link::special_admit`]; a plain link's admission is one compare
+    /// against `limit` (see [`Link::update_special`]).
+    special: bool,
     /// The link has an impairment (`impairment` is not `None`).
     impaired: bool,
+    /// A plain link's DropTail limit (the discipline's, copied here beside
+    /// the fields an admission reads).
+    limit: u32,
     // line 1
     pub counters: LinkCounters,
     pub queue: Queue,
@@ -277,7 +285,12 @@ impl Link {
             delay_ns,
             marks: [SimTime::MAX; 2],
             delivery_pending: false,
+            special: !matches!(queue, Queue::DropTail { .. }),
             impaired: false,
+            limit: match queue {
+                Queue::DropTail { limit } => limit,
+                _ => 0,
+            },
             counters: LinkCounters::default(),
             queue,
             waiting: Ring::default(),
@@ -299,6 +312,15 @@ impl Link {
     pub fn set_impairment(&mut self, impairment: Impairment) {
         self.impaired = !matches!(impairment, Impairment::None);
         self.impairment = impairment;
+        self.update_special();
+    }
+
+    /// Decide whether arrivals take [`Link::special_admit`] (after a change
+    /// of impairment or outages; the discipline is the one `new` was given).
+    fn update_special(&mut self) {
+        self.special = self.impaired
+            || self.outages.is_some()
+            || !matches!(self.queue, Queue::DropTail { .. });
     }
 
     /// The instants [`Link::snapshot`] will be asked for, in order (a run's
@@ -349,6 +371,7 @@ impl Link {
         let (from, until) = schedule.next().unwrap_or((SimTime::MAX, SimTime::MAX));
         self.down_from = from;
         self.outages = Some(Box::new(Outages { schedule, until }));
+        self.update_special();
     }
 
     /// Is a packet arriving at `now` lost to an outage? It is if it arrives
@@ -442,20 +465,14 @@ impl Link {
         order: Order,
     ) -> Result<Admitted, DropCause> {
         self.counters.arrivals += 1;
-        if self.down_from != SimTime::MAX && self.outage_loses(pkt.size_bytes, now) {
-            return Err(self.dropped(now, DropCause::Outage));
-        }
-        if self.impaired && self.impairment.loses() {
-            return Err(self.dropped(now, DropCause::Error));
-        }
         let must_wait = self.busy_until > now;
         let ends_now = self.busy_until == now;
-        if let Queue::DropTail { limit } = self.queue {
-            if must_wait && self.waiting(now, Some(order)) >= limit as usize {
-                return Err(self.dropped(now, DropCause::Overflow));
+        if self.special {
+            if let Err(why) = self.special_admit(pkt, now, must_wait, order) {
+                return Err(self.dropped(now, why));
             }
-        } else if let Err(why) = self.managed_admit(pkt, now, must_wait, order) {
-            return Err(self.dropped(now, why));
+        } else if must_wait && self.waiting(now, Some(order)) >= self.limit as usize {
+            return Err(self.dropped(now, DropCause::Overflow));
         }
         let Tx {
             ns: tx,
@@ -494,6 +511,33 @@ impl Link {
         }
         let next = self.last.0.then(txt_delay);
         Ok((end.saturating_add(self.delay_ns), next, wait))
+    }
+
+    /// The admission of a link that is not a plain DropTail FIFO: outages,
+    /// then the impairment, then the discipline (in that order: the
+    /// impairment's and RED's random draws depend on it).
+    #[inline(never)]
+    fn special_admit(
+        &mut self,
+        pkt: &mut Packet,
+        now: SimTime,
+        must_wait: bool,
+        order: Order,
+    ) -> Result<(), DropCause> {
+        if self.down_from != SimTime::MAX && self.outage_loses(pkt.size_bytes, now) {
+            return Err(DropCause::Outage);
+        }
+        if self.impaired && self.impairment.loses() {
+            return Err(DropCause::Error);
+        }
+        if let Queue::DropTail { limit } = self.queue {
+            if must_wait && self.waiting(now, Some(order)) >= limit as usize {
+                return Err(DropCause::Overflow);
+            }
+            Ok(())
+        } else {
+            self.managed_admit(pkt, now, must_wait, order)
+        }
     }
 
     /// Count a loss of an arrival at `now`.
@@ -976,6 +1020,8 @@ mod tests {
     fn the_hot_fields_fill_four_cache_lines() {
         use std::mem::offset_of;
         assert_eq!(std::mem::align_of::<Link>(), 64);
+        // a plain link's admission reads only line 0 before the counters
+        assert!(offset_of!(Link, special) < 64 && offset_of!(Link, limit) + 4 <= 64);
         assert_eq!(offset_of!(Link, counters), 64);
         assert_eq!(offset_of!(Link, waiting), 128);
         assert_eq!(offset_of!(Link, tx_cache), 192);
