@@ -66,12 +66,18 @@ fn senders_without_an_event_change_nothing_but_the_event_count() {
            "reno": {"kind": "tcp", "variant": "reno", "count": 2, "stop": "9.0021s"}"#,
         r#""tcp": {"kind": "tcp", "cc": "cubic", "profile": "linux", "count": 3, "start_jitter": "1s"},
            "bbr": {"kind": "tcp", "cc": "bbr", "profile": "linux", "count": 2, "start_jitter": "1s"}"#,
+        // flows started together, data both ways, delayed acks: ties of
+        // equal nanoseconds between flows at every round trip
+        r#""tcp": {"kind": "tcp", "variant": "newreno", "count": 3},
+           "rev": {"kind": "tcp", "variant": "reno", "count": 3, "reverse": true},
+           "del": {"kind": "tcp", "variant": "sack", "count": 2, "delayed_ack": true}"#,
     ];
     // (a paced sender's pacer event is nearly always due before its ack:
     // few of its acks go without an event)
     let cases = [
         (flows[0], "3.0037s", "20.0011s", 8),
         (flows[1], "2.5s", "15.0043s", 10),
+        (flows[2], "2.5s", "15.0043s", 8),
     ];
     for (flows, warmup, end, tenths) in cases {
         let json = format!(
