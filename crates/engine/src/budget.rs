@@ -37,7 +37,8 @@ const EVENTS_PER_SECOND: f64 = 5e6;
 const BYTES_PER_FLOW: f64 = 8192.0;
 
 /// Events per TCP data packet and its ack (bench/instructions.py: 1.0 for one
-/// flow, 3.4 for 100 flows at 100 Mb/s; timers included).
+/// flow; for 100 flows at 100 Mb/s 2.3, where senders take acks without an
+/// event, and 3.4 with traces on, which turn that off; timers included).
 const EVENTS_PER_TCP_PACKET: f64 = 3.0;
 /// TCP sends what the bottleneck carries plus what it drops: half again as
 /// much covers the heaviest loss of the papers' scenarios.
