@@ -160,16 +160,13 @@ impl TcpSink {
         &e.blocks[..ack.nsack as usize]
     }
 
+    /// Keep the `n` most recent blocks for the ack being built; its id.
+    /// (Out of line: the common ack carries none, and the caller stays a
+    /// leaf without it.)
+    #[inline(never)]
     fn store_sack(&mut self, n: usize) -> u32 {
         if self.next_sack_id.wrapping_sub(self.oldest_sack_id) as usize == self.sent.len() {
-            let mut grown = vec![SentSack::default(); self.sent.len() * 2];
-            let mask = grown.len() - 1;
-            let mut id = self.oldest_sack_id;
-            while id != self.next_sack_id {
-                grown[id as usize & mask] = self.sent[id as usize & (self.sent.len() - 1)];
-                id = id.wrapping_add(1);
-            }
-            self.sent = grown;
+            self.grow_sent();
         }
         let id = self.next_sack_id;
         self.next_sack_id = id.wrapping_add(1);
@@ -178,6 +175,20 @@ impl TcpSink {
         e.id = id;
         e.blocks[..n].copy_from_slice(&self.recent[..n]);
         id
+    }
+
+    /// Every slot of the ring holds an unread ack's blocks: double it.
+    #[cold]
+    #[inline(never)]
+    fn grow_sent(&mut self) {
+        let mut grown = vec![SentSack::default(); self.sent.len() * 2];
+        let mask = grown.len() - 1;
+        let mut id = self.oldest_sack_id;
+        while id != self.next_sack_id {
+            grown[id as usize & mask] = self.sent[id as usize & (self.sent.len() - 1)];
+            id = id.wrapping_add(1);
+        }
+        self.sent = grown;
     }
 
     /// A data packet arrives; returns the ack to send now, if any.
@@ -317,6 +328,7 @@ impl TcpSink {
         b
     }
 
+    #[inline]
     fn ack(&mut self) -> Packet {
         let mut a = Packet::new(Kind::Ack, self.flow, self.next_expected, self.ack_bytes);
         if self.classic_ecn {

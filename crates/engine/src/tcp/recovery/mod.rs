@@ -82,7 +82,14 @@ impl Default for Actions {
 impl Actions {
     #[inline]
     pub fn push(&mut self, a: Action) {
-        self.buf[self.n].write(a);
+        // no ack yields more than five actions (the type's contract); checked in debug builds
+        debug_assert!(
+            self.n < self.buf.len(),
+            "more than {} actions",
+            self.buf.len()
+        );
+        // SAFETY: `n < 6`, as asserted
+        unsafe { self.buf.get_unchecked_mut(self.n) }.write(a);
         self.n += 1;
     }
 

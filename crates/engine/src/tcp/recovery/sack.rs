@@ -190,6 +190,10 @@ impl Scoreboard {
         if self.next_retran < self.base {
             self.next_retran = self.base;
         }
+        // nothing SACKed from here up (outside recovery, always): no hole
+        if self.next_retran >= self.end {
+            return None;
+        }
         // the highest packet known, end - 1, is SACKed: a hole below `end`
         // has SACKed data above it
         let seq = self.unsacked_from(self.next_retran);
@@ -592,6 +596,9 @@ impl State {
     pub fn next_send(&mut self, st: &mut TcpState, cwnd: f64) -> Option<i64> {
         // (the windows are asked where they are needed: the receiver's is a
         // float, and each conversion costs)
+        // the usable window, when the Open state has computed it (two float
+        // conversions, the receiver's window saturated: asked once)
+        let mut open_window = 0;
         let open = match self.state {
             // RFC 6675 §5 (paraphrased): in recovery the sender may transmit while cwnd − pipe is
             // at least one segment, holes (NextSeg) before new data.
@@ -608,7 +615,11 @@ impl State {
                 }
             },
             LossState::Loss => self.pipe < cwnd as i64,
-            LossState::Open => st.t_seqno() <= st.last_ack() + st.window(cwnd),
+            LossState::Open => {
+                let w = st.window(cwnd);
+                open_window = w;
+                st.t_seqno() <= st.last_ack() + w
+            }
         };
         if !open || st.last_ack() + 1 >= st.curseq() {
             return None;
@@ -622,7 +633,8 @@ impl State {
                 let room = if self.state != LossState::Open {
                     st.t_seqno() <= st.highest_ack() + st.wnd() as i64
                 } else {
-                    st.t_seqno() <= st.highest_ack() + st.window(cwnd)
+                    // (`st` is unchanged since the Open arm computed it)
+                    st.t_seqno() <= st.highest_ack() + open_window
                 };
                 if room && st.t_seqno() < st.curseq() {
                     let q = st.t_seqno();
