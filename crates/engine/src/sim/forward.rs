@@ -3,7 +3,7 @@
 //! end; drops; and the threshold dropper's call for the connection to signal.
 
 use super::{Agent, Sim};
-use crate::net::link::{Admit, DropCause};
+use crate::net::link::{Admit, DropCause, Link};
 use crate::net::packet::{Kind, Packet, FORWARD};
 use crate::net::queue::Queue;
 use crate::sched::{Event, Order};
@@ -34,6 +34,46 @@ pub(super) enum Next {
 }
 
 impl Sim {
+    /// Flow `flow`'s route of direction `dir`: where its hops start in
+    /// `hops`, and how many.
+    #[inline(always)]
+    fn route(&self, flow: u32, dir: u8) -> (u32, u32) {
+        debug_assert!((flow as usize) < self.route_at.len() && dir < 2);
+        // SAFETY: every packet is made by its flow's agent with the flow's
+        // id, and `Sim::new` (build.rs) asserts that flow ids are their
+        // indexes and pushes one `route_at` entry per flow;
+        // `dir` is FORWARD or REVERSE (packet.rs), and the entry has both.
+        unsafe {
+            *self
+                .route_at
+                .get_unchecked(flow as usize)
+                .get_unchecked(dir as usize)
+        }
+    }
+
+    /// Hop `i` of `hops`, for `i` inside a route (`route`).
+    #[inline(always)]
+    fn hop(&self, i: u32) -> Hop {
+        debug_assert!((i as usize) < self.hops.len());
+        // SAFETY: `forward` reads hops from `route`'s start up to its end
+        // (exclusive), and `Sim::new` (build.rs) records each route's
+        // (start, length) as it pushes exactly that many hops.
+        unsafe { *self.hops.get_unchecked(i as usize) }
+    }
+
+    /// Link `l`, for a link id read from a hop (or a link's own delivery
+    /// event, which carries one).
+    #[inline(always)]
+    pub(super) fn link(&mut self, l: u32) -> &mut Link {
+        debug_assert!((l as usize) < self.links.len());
+        // SAFETY: a hop's link comes from a plan route; `Sim::new`
+        // (build.rs) counts every route's links in `uses`, a vector of
+        // `links.len()` entries, indexed (checked) by each of them before
+        // any hop is made, so a hop's link id is below `links.len()`; the
+        // links are never added or removed after.
+        unsafe { self.links.get_unchecked_mut(l as usize) }
+    }
+
     /// After the warm-up snapshot: the receivers' links that held packets
     /// over the warm-up instant (see `forward`) hand them all on now, so
     /// that these receivers take packets without events again (their
@@ -64,12 +104,12 @@ impl Sim {
     /// other events of the same instant (see [`crate::sched`]).
     #[inline]
     pub(super) fn forward(&mut self, mut p: Packet, mut now: SimTime, mut order: Order) {
-        let (base, len) = self.route_at[p.flow as usize][p.dir as usize];
+        let (base, len) = self.route(p.flow, p.dir);
         let class = (p.kind == Kind::Udp) as u8;
         let end = base + len;
         let mut i = base + p.hop as u32;
         while i < end {
-            let Hop { link: l, next } = self.hops[i as usize];
+            let Hop { link: l, next } = self.hop(i);
             i += 1;
             // Chained: the next link has no other input, or this is the last
             // hop and the receiver takes the packet at once (it would be the
@@ -77,10 +117,10 @@ impl Sim {
             let chained = match next {
                 Next::Link => true,
                 Next::Event => false,
-                Next::Receiver | Next::Sender => self.links[l as usize].next_delivery().is_none(),
+                Next::Receiver | Next::Sender => self.link(l).next_delivery().is_none(),
             };
             if chained {
-                match self.links[l as usize].pass(&mut p, now, order) {
+                match self.link(l).pass(&mut p, now, order) {
                     Err(why) => {
                         self.dropped(&p, l, now, why);
                         return;
@@ -89,7 +129,7 @@ impl Sim {
                         if let Some(start) = wait {
                             self.rec.queue_wait(now, start, l, class);
                         }
-                        if self.selectors && self.links[l as usize].queue.wants_victim() {
+                        if self.selectors && self.link(l).queue.wants_victim() {
                             self.select_victim(l, now);
                         }
                         let held = match next {
@@ -105,7 +145,7 @@ impl Sim {
                             // after something of its own): an event delivers it
                             // then (or never), as for any packet.
                             p.hop = (i - base) as u8;
-                            if let Some((t, c)) = self.links[l as usize].hold(p, at, next_order) {
+                            if let Some((t, c)) = self.link(l).hold(p, at, next_order) {
                                 self.sched.schedule_ordered(t, Event::LinkDeliver(l), c);
                             }
                             return;
@@ -118,7 +158,7 @@ impl Sim {
             }
             // where the packet goes on when the link delivers it
             p.hop = (i - base) as u8;
-            match self.links[l as usize].arrive_ordered(p, now, order) {
+            match self.link(l).arrive_ordered(p, now, order) {
                 Admit::Dropped(why) => self.dropped(&p, l, now, why),
                 Admit::Admitted { schedule, wait } => {
                     if let Some((at, c)) = schedule {
@@ -127,7 +167,7 @@ impl Sim {
                     if let Some(start) = wait {
                         self.rec.queue_wait(now, start, l, class);
                     }
-                    if self.selectors && self.links[l as usize].queue.wants_victim() {
+                    if self.selectors && self.link(l).queue.wants_victim() {
                         self.select_victim(l, now);
                     }
                 }
