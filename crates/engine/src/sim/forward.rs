@@ -175,7 +175,11 @@ impl Sim {
             return;
         }
         let f = p.flow as usize;
-        match &mut self.agents[f] {
+        debug_assert!(f < self.agents.len());
+        // SAFETY: a packet's flow id indexes the per-flow vectors (see
+        // `Sim::route`: `Sim::new` asserts that flow ids are their indexes
+        // and pushes one agent per flow).
+        match unsafe { self.agents.get_unchecked_mut(f) } {
             Agent::Tcp { sink, snd } => {
                 if p.dir == FORWARD {
                     let before = sink.delack_deadline();
@@ -228,12 +232,19 @@ impl Sim {
         if at > self.end || (!self.warm_done && at >= self.warmup) {
             return false;
         }
-        let Agent::Tcp { snd, .. } = &self.agents[f as usize] else {
+        debug_assert!((f as usize) < self.agents.len() && (f as usize) < self.flows.len());
+        // SAFETY: `f` is a packet's flow id; `Sim::new` asserts that flow ids
+        // are their indexes and pushes one agent and one `FlowInfo` per flow.
+        let (agent, info) = unsafe {
+            (
+                self.agents.get_unchecked(f as usize),
+                self.flows.get_unchecked(f as usize),
+            )
+        };
+        let Agent::Tcp { snd, .. } = agent else {
             return false;
         };
-        snd.rto_deadline().map_or(true, |d| at < d)
-            && at < snd.pace_entry()
-            && at < self.flows[f as usize].stop
+        snd.rto_deadline().map_or(true, |d| at < d) && at < snd.pace_entry() && at < info.stop
     }
 
     /// A threshold dropper on link `l` started a congestion event: it picks
