@@ -104,113 +104,121 @@ impl Sim {
     /// other events of the same instant (see [`crate::sched`]).
     #[inline]
     pub(super) fn forward(&mut self, mut p: Packet, mut now: SimTime, mut order: Order) {
-        let (base, len) = self.route(p.flow, p.dir);
-        let class = (p.kind == Kind::Udp) as u8;
-        let end = base + len;
-        let mut i = base + p.hop as u32;
-        while i < end {
-            let Hop { link: l, next } = self.hop(i);
-            i += 1;
-            // Chained: the next link has no other input, or this is the last
-            // hop and the receiver takes the packet at once (it would be the
-            // link's only pending delivery, so nothing it holds can overtake).
-            let chained = match next {
-                Next::Link => true,
-                Next::Event => false,
-                Next::Receiver | Next::Sender => self.link(l).next_delivery().is_none(),
-            };
-            if chained {
-                match self.link(l).pass(&mut p, now, order) {
-                    Err(why) => {
-                        self.dropped(&p, l, now, why);
-                        return;
+        // (a loop over packets: the receiver's ack, the last thing done for
+        // a data packet, goes on in this call rather than a recursive one)
+        'packet: loop {
+            let (base, len) = self.route(p.flow, p.dir);
+            let end = base + len;
+            let mut i = base + p.hop as u32;
+            while i < end {
+                let Hop { link: l, next } = self.hop(i);
+                i += 1;
+                // Chained: the next link has no other input, or this is the last
+                // hop and the receiver takes the packet at once (it would be the
+                // link's only pending delivery, so nothing it holds can overtake).
+                let chained = match next {
+                    Next::Link => true,
+                    Next::Event => false,
+                    Next::Receiver | Next::Sender => self.link(l).next_delivery().is_none(),
+                };
+                if chained {
+                    match self.link(l).pass(&mut p, now, order) {
+                        Err(why) => {
+                            self.dropped(&p, l, now, why);
+                            return;
+                        }
+                        Ok((at, next_order, wait)) => {
+                            if let Some(start) = wait {
+                                self.rec
+                                    .queue_wait(now, start, l, (p.kind == Kind::Udp) as u8);
+                            }
+                            if self.selectors && self.link(l).queue.wants_victim() {
+                                self.select_victim(l, now);
+                            }
+                            let held = match next {
+                                Next::Receiver => {
+                                    at > self.end || (!self.warm_done && at >= self.warmup)
+                                }
+                                Next::Sender => !self.sender_takes(p.flow, at),
+                                _ => false,
+                            };
+                            if held {
+                                // It reaches the receiver after the run, or after a
+                                // warm-up snapshot still to be taken (or the sender
+                                // after something of its own): an event delivers it
+                                // then (or never), as for any packet.
+                                p.hop = (i - base) as u8;
+                                if let Some((t, c)) = self.link(l).hold(p, at, next_order) {
+                                    self.sched.schedule_ordered(t, Event::LinkDeliver(l), c);
+                                }
+                                return;
+                            }
+                            now = at;
+                            order = next_order;
+                            continue;
+                        }
                     }
-                    Ok((at, next_order, wait)) => {
+                }
+                // where the packet goes on when the link delivers it
+                p.hop = (i - base) as u8;
+                match self.link(l).arrive_ordered(p, now, order) {
+                    Admit::Dropped(why) => self.dropped(&p, l, now, why),
+                    Admit::Admitted { schedule, wait } => {
+                        if let Some((at, c)) = schedule {
+                            self.sched.schedule_ordered(at, Event::LinkDeliver(l), c);
+                        }
                         if let Some(start) = wait {
-                            self.rec.queue_wait(now, start, l, class);
+                            self.rec
+                                .queue_wait(now, start, l, (p.kind == Kind::Udp) as u8);
                         }
                         if self.selectors && self.link(l).queue.wants_victim() {
                             self.select_victim(l, now);
                         }
-                        let held = match next {
-                            Next::Receiver => {
-                                at > self.end || (!self.warm_done && at >= self.warmup)
-                            }
-                            Next::Sender => !self.sender_takes(p.flow, at),
-                            _ => false,
-                        };
-                        if held {
-                            // It reaches the receiver after the run, or after a
-                            // warm-up snapshot still to be taken (or the sender
-                            // after something of its own): an event delivers it
-                            // then (or never), as for any packet.
-                            p.hop = (i - base) as u8;
-                            if let Some((t, c)) = self.link(l).hold(p, at, next_order) {
-                                self.sched.schedule_ordered(t, Event::LinkDeliver(l), c);
-                            }
-                            return;
-                        }
-                        now = at;
-                        order = next_order;
-                        continue;
                     }
                 }
+                return;
             }
-            // where the packet goes on when the link delivers it
-            p.hop = (i - base) as u8;
-            match self.link(l).arrive_ordered(p, now, order) {
-                Admit::Dropped(why) => self.dropped(&p, l, now, why),
-                Admit::Admitted { schedule, wait } => {
-                    if let Some((at, c)) = schedule {
-                        self.sched.schedule_ordered(at, Event::LinkDeliver(l), c);
+            let f = p.flow as usize;
+            debug_assert!(f < self.agents.len());
+            // SAFETY: a packet's flow id indexes the per-flow vectors (see
+            // `Sim::route`: `Sim::new` asserts that flow ids are their indexes
+            // and pushes one agent per flow).
+            match unsafe { self.agents.get_unchecked_mut(f) } {
+                Agent::Tcp { sink, snd } => {
+                    if p.dir == FORWARD {
+                        let before = sink.delack_deadline();
+                        let ack = sink.on_data(&p, now);
+                        if sink.delack_deadline() != before {
+                            if let Some(d) = sink.delack_deadline() {
+                                self.sched.schedule(d, Event::DelAck(p.flow));
+                            }
+                        }
+                        if let Some(a) = sink.take_prior_ack() {
+                            self.forward(a, now, order);
+                        }
+                        if let Some(a) = ack {
+                            // what remains of this call is forwarding it
+                            p = a;
+                            continue 'packet;
+                        }
+                    } else {
+                        let mut out = std::mem::take(&mut self.out);
+                        snd.on_ack(&p, sink.take_sack(&p), now, &mut out);
+                        self.after_sender(p.flow, now, &mut out, order);
+                        self.out = out;
                     }
-                    if let Some(start) = wait {
-                        self.rec.queue_wait(now, start, l, class);
-                    }
-                    if self.selectors && self.link(l).queue.wants_victim() {
-                        self.select_victim(l, now);
-                    }
+                }
+                Agent::Udp {
+                    received_packets,
+                    received_bytes,
+                    ..
+                } => {
+                    *received_packets += 1;
+                    *received_bytes += p.size_bytes as u64;
+                    self.rec.udp_delivered(now, p.flow, p.seq);
                 }
             }
             return;
-        }
-        let f = p.flow as usize;
-        debug_assert!(f < self.agents.len());
-        // SAFETY: a packet's flow id indexes the per-flow vectors (see
-        // `Sim::route`: `Sim::new` asserts that flow ids are their indexes
-        // and pushes one agent per flow).
-        match unsafe { self.agents.get_unchecked_mut(f) } {
-            Agent::Tcp { sink, snd } => {
-                if p.dir == FORWARD {
-                    let before = sink.delack_deadline();
-                    let ack = sink.on_data(&p, now);
-                    if sink.delack_deadline() != before {
-                        if let Some(d) = sink.delack_deadline() {
-                            self.sched.schedule(d, Event::DelAck(p.flow));
-                        }
-                    }
-                    if let Some(a) = sink.take_prior_ack() {
-                        self.forward(a, now, order);
-                    }
-                    if let Some(a) = ack {
-                        self.forward(a, now, order);
-                    }
-                } else {
-                    let mut out = std::mem::take(&mut self.out);
-                    snd.on_ack(&p, sink.take_sack(&p), now, &mut out);
-                    self.after_sender(p.flow, now, &mut out, order);
-                    self.out = out;
-                }
-            }
-            Agent::Udp {
-                received_packets,
-                received_bytes,
-                ..
-            } => {
-                *received_packets += 1;
-                *received_bytes += p.size_bytes as u64;
-                self.rec.udp_delivered(now, p.flow, p.seq);
-            }
         }
     }
 
