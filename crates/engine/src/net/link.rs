@@ -500,7 +500,7 @@ impl Link {
             // Every packet admitted before has started. If the last one ends
             // now, ns-2's link is still blocked until its resume runs: an
             // arrival before that resume is queued, and the resume starts it.
-            while self.waiting.pop_front().is_some() {}
+            self.waiting.clear();
             let r = resume(self.last);
             let by = if ends_now && order < r { r } else { order };
             self.last = (by, txt);

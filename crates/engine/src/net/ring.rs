@@ -82,6 +82,13 @@ impl<T: Copy> Ring<T> {
         self.len += 1;
     }
 
+    /// Drop every value held (they are `Copy`: nothing to run), keeping
+    /// the slots.
+    #[inline]
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+
     #[inline]
     pub fn pop_front(&mut self) -> Option<T> {
         if self.len == 0 {

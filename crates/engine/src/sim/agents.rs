@@ -25,9 +25,14 @@ impl Sim {
             self.forward(p, now, order);
         }
         out.clear();
-        if let Agent::Tcp { snd, .. } = &mut self.agents[f as usize] {
+        debug_assert!((f as usize) < self.agents.len() && (f as usize) < self.rto_orders.len());
+        // SAFETY: `f` is the id of the flow whose sender ran; `Sim::new`
+        // (build.rs) asserts that flow ids are their indexes and makes one
+        // agent and one `RtoArm` per flow.
+        if let Agent::Tcp { snd, .. } = unsafe { self.agents.get_unchecked_mut(f as usize) } {
             if let Some(d) = snd.rto_deadline() {
-                let armed = &mut self.rto_orders[f as usize];
+                // SAFETY: as above, one `RtoArm` per flow (`Sim::new`)
+                let armed = unsafe { self.rto_orders.get_unchecked_mut(f as usize) };
                 if armed.deadline != d {
                     // (re)armed in this event: ns-2 reschedules its timer now
                     *armed = super::RtoArm {

@@ -105,6 +105,9 @@ impl Sim {
         let mut sched = Scheduler::new();
         for f in &plan.flows {
             let id = f.id;
+            // every per-flow vector is indexed by flow id, and `forward`
+            // reads a packet's route by it unchecked (see `Sim::route`)
+            assert_eq!(id as usize, agents.len(), "flow ids are their indexes");
             let agent = match (&f.tcp, &f.udp) {
                 (Some(t), _) => {
                     let p = t.params;

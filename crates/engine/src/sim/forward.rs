@@ -3,7 +3,7 @@
 //! end; drops; and the threshold dropper's call for the connection to signal.
 
 use super::{Agent, Sim};
-use crate::net::link::{Admit, DropCause};
+use crate::net::link::{Admit, DropCause, Link};
 use crate::net::packet::{Kind, Packet, FORWARD};
 use crate::net::queue::Queue;
 use crate::sched::{Event, Order};
@@ -34,6 +34,46 @@ pub(super) enum Next {
 }
 
 impl Sim {
+    /// Flow `flow`'s route of direction `dir`: where its hops start in
+    /// `hops`, and how many.
+    #[inline(always)]
+    fn route(&self, flow: u32, dir: u8) -> (u32, u32) {
+        debug_assert!((flow as usize) < self.route_at.len() && dir < 2);
+        // SAFETY: every packet is made by its flow's agent with the flow's
+        // id, and `Sim::new` (build.rs) asserts that flow ids are their
+        // indexes and pushes one `route_at` entry per flow;
+        // `dir` is FORWARD or REVERSE (packet.rs), and the entry has both.
+        unsafe {
+            *self
+                .route_at
+                .get_unchecked(flow as usize)
+                .get_unchecked(dir as usize)
+        }
+    }
+
+    /// Hop `i` of `hops`, for `i` inside a route (`route`).
+    #[inline(always)]
+    fn hop(&self, i: u32) -> Hop {
+        debug_assert!((i as usize) < self.hops.len());
+        // SAFETY: `forward` reads hops from `route`'s start up to its end
+        // (exclusive), and `Sim::new` (build.rs) records each route's
+        // (start, length) as it pushes exactly that many hops.
+        unsafe { *self.hops.get_unchecked(i as usize) }
+    }
+
+    /// Link `l`, for a link id read from a hop (or a link's own delivery
+    /// event, which carries one).
+    #[inline(always)]
+    pub(super) fn link(&mut self, l: u32) -> &mut Link {
+        debug_assert!((l as usize) < self.links.len());
+        // SAFETY: a hop's link comes from a plan route; `Sim::new`
+        // (build.rs) counts every route's links in `uses`, a vector of
+        // `links.len()` entries, indexed (checked) by each of them before
+        // any hop is made, so a hop's link id is below `links.len()`; the
+        // links are never added or removed after.
+        unsafe { self.links.get_unchecked_mut(l as usize) }
+    }
+
     /// After the warm-up snapshot: the receivers' links that held packets
     /// over the warm-up instant (see `forward`) hand them all on now, so
     /// that these receivers take packets without events again (their
@@ -64,109 +104,121 @@ impl Sim {
     /// other events of the same instant (see [`crate::sched`]).
     #[inline]
     pub(super) fn forward(&mut self, mut p: Packet, mut now: SimTime, mut order: Order) {
-        let (base, len) = self.route_at[p.flow as usize][p.dir as usize];
-        let class = (p.kind == Kind::Udp) as u8;
-        let end = base + len;
-        let mut i = base + p.hop as u32;
-        while i < end {
-            let Hop { link: l, next } = self.hops[i as usize];
-            i += 1;
-            // Chained: the next link has no other input, or this is the last
-            // hop and the receiver takes the packet at once (it would be the
-            // link's only pending delivery, so nothing it holds can overtake).
-            let chained = match next {
-                Next::Link => true,
-                Next::Event => false,
-                Next::Receiver | Next::Sender => self.links[l as usize].next_delivery().is_none(),
-            };
-            if chained {
-                match self.links[l as usize].pass(&mut p, now, order) {
-                    Err(why) => {
-                        self.dropped(&p, l, now, why);
-                        return;
-                    }
-                    Ok((at, next_order, wait)) => {
-                        if let Some(start) = wait {
-                            self.rec.queue_wait(now, start, l, class);
-                        }
-                        if self.selectors && self.links[l as usize].queue.wants_victim() {
-                            self.select_victim(l, now);
-                        }
-                        let held = match next {
-                            Next::Receiver => {
-                                at > self.end || (!self.warm_done && at >= self.warmup)
-                            }
-                            Next::Sender => !self.sender_takes(p.flow, at),
-                            _ => false,
-                        };
-                        if held {
-                            // It reaches the receiver after the run, or after a
-                            // warm-up snapshot still to be taken (or the sender
-                            // after something of its own): an event delivers it
-                            // then (or never), as for any packet.
-                            p.hop = (i - base) as u8;
-                            if let Some((t, c)) = self.links[l as usize].hold(p, at, next_order) {
-                                self.sched.schedule_ordered(t, Event::LinkDeliver(l), c);
-                            }
+        // (a loop over packets: the receiver's ack, the last thing done for
+        // a data packet, goes on in this call rather than a recursive one)
+        'packet: loop {
+            let (base, len) = self.route(p.flow, p.dir);
+            let end = base + len;
+            let mut i = base + p.hop as u32;
+            while i < end {
+                let Hop { link: l, next } = self.hop(i);
+                i += 1;
+                // Chained: the next link has no other input, or this is the last
+                // hop and the receiver takes the packet at once (it would be the
+                // link's only pending delivery, so nothing it holds can overtake).
+                let chained = match next {
+                    Next::Link => true,
+                    Next::Event => false,
+                    Next::Receiver | Next::Sender => self.link(l).next_delivery().is_none(),
+                };
+                if chained {
+                    match self.link(l).pass(&mut p, now, order) {
+                        Err(why) => {
+                            self.dropped(&p, l, now, why);
                             return;
                         }
-                        now = at;
-                        order = next_order;
-                        continue;
+                        Ok((at, next_order, wait)) => {
+                            if let Some(start) = wait {
+                                self.rec
+                                    .queue_wait(now, start, l, (p.kind == Kind::Udp) as u8);
+                            }
+                            if self.selectors && self.link(l).queue.wants_victim() {
+                                self.select_victim(l, now);
+                            }
+                            let held = match next {
+                                Next::Receiver => {
+                                    at > self.end || (!self.warm_done && at >= self.warmup)
+                                }
+                                Next::Sender => !self.sender_takes(p.flow, at),
+                                _ => false,
+                            };
+                            if held {
+                                // It reaches the receiver after the run, or after a
+                                // warm-up snapshot still to be taken (or the sender
+                                // after something of its own): an event delivers it
+                                // then (or never), as for any packet.
+                                p.hop = (i - base) as u8;
+                                if let Some((t, c)) = self.link(l).hold(p, at, next_order) {
+                                    self.sched.schedule_ordered(t, Event::LinkDeliver(l), c);
+                                }
+                                return;
+                            }
+                            now = at;
+                            order = next_order;
+                            continue;
+                        }
                     }
                 }
+                // where the packet goes on when the link delivers it
+                p.hop = (i - base) as u8;
+                match self.link(l).arrive_ordered(p, now, order) {
+                    Admit::Dropped(why) => self.dropped(&p, l, now, why),
+                    Admit::Admitted { schedule, wait } => {
+                        if let Some((at, c)) = schedule {
+                            self.sched.schedule_ordered(at, Event::LinkDeliver(l), c);
+                        }
+                        if let Some(start) = wait {
+                            self.rec
+                                .queue_wait(now, start, l, (p.kind == Kind::Udp) as u8);
+                        }
+                        if self.selectors && self.link(l).queue.wants_victim() {
+                            self.select_victim(l, now);
+                        }
+                    }
+                }
+                return;
             }
-            // where the packet goes on when the link delivers it
-            p.hop = (i - base) as u8;
-            match self.links[l as usize].arrive_ordered(p, now, order) {
-                Admit::Dropped(why) => self.dropped(&p, l, now, why),
-                Admit::Admitted { schedule, wait } => {
-                    if let Some((at, c)) = schedule {
-                        self.sched.schedule_ordered(at, Event::LinkDeliver(l), c);
+            let f = p.flow as usize;
+            debug_assert!(f < self.agents.len());
+            // SAFETY: a packet's flow id indexes the per-flow vectors (see
+            // `Sim::route`: `Sim::new` asserts that flow ids are their indexes
+            // and pushes one agent per flow).
+            match unsafe { self.agents.get_unchecked_mut(f) } {
+                Agent::Tcp { sink, snd } => {
+                    if p.dir == FORWARD {
+                        let before = sink.delack_deadline();
+                        let ack = sink.on_data(&p, now);
+                        if sink.delack_deadline() != before {
+                            if let Some(d) = sink.delack_deadline() {
+                                self.sched.schedule(d, Event::DelAck(p.flow));
+                            }
+                        }
+                        if let Some(a) = sink.take_prior_ack() {
+                            self.forward(a, now, order);
+                        }
+                        if let Some(a) = ack {
+                            // what remains of this call is forwarding it
+                            p = a;
+                            continue 'packet;
+                        }
+                    } else {
+                        let mut out = std::mem::take(&mut self.out);
+                        snd.on_ack(&p, sink.take_sack(&p), now, &mut out);
+                        self.after_sender(p.flow, now, &mut out, order);
+                        self.out = out;
                     }
-                    if let Some(start) = wait {
-                        self.rec.queue_wait(now, start, l, class);
-                    }
-                    if self.selectors && self.links[l as usize].queue.wants_victim() {
-                        self.select_victim(l, now);
-                    }
+                }
+                Agent::Udp {
+                    received_packets,
+                    received_bytes,
+                    ..
+                } => {
+                    *received_packets += 1;
+                    *received_bytes += p.size_bytes as u64;
+                    self.rec.udp_delivered(now, p.flow, p.seq);
                 }
             }
             return;
-        }
-        let f = p.flow as usize;
-        match &mut self.agents[f] {
-            Agent::Tcp { sink, snd } => {
-                if p.dir == FORWARD {
-                    let before = sink.delack_deadline();
-                    let ack = sink.on_data(&p, now);
-                    if sink.delack_deadline() != before {
-                        if let Some(d) = sink.delack_deadline() {
-                            self.sched.schedule(d, Event::DelAck(p.flow));
-                        }
-                    }
-                    if let Some(a) = sink.take_prior_ack() {
-                        self.forward(a, now, order);
-                    }
-                    if let Some(a) = ack {
-                        self.forward(a, now, order);
-                    }
-                } else {
-                    let mut out = std::mem::take(&mut self.out);
-                    snd.on_ack(&p, sink.take_sack(&p), now, &mut out);
-                    self.after_sender(p.flow, now, &mut out, order);
-                    self.out = out;
-                }
-            }
-            Agent::Udp {
-                received_packets,
-                received_bytes,
-                ..
-            } => {
-                *received_packets += 1;
-                *received_bytes += p.size_bytes as u64;
-                self.rec.udp_delivered(now, p.flow, p.seq);
-            }
         }
     }
 
@@ -188,12 +240,19 @@ impl Sim {
         if at > self.end || (!self.warm_done && at >= self.warmup) {
             return false;
         }
-        let Agent::Tcp { snd, .. } = &self.agents[f as usize] else {
+        debug_assert!((f as usize) < self.agents.len() && (f as usize) < self.flows.len());
+        // SAFETY: `f` is a packet's flow id; `Sim::new` asserts that flow ids
+        // are their indexes and pushes one agent and one `FlowInfo` per flow.
+        let (agent, info) = unsafe {
+            (
+                self.agents.get_unchecked(f as usize),
+                self.flows.get_unchecked(f as usize),
+            )
+        };
+        let Agent::Tcp { snd, .. } = agent else {
             return false;
         };
-        snd.rto_deadline().map_or(true, |d| at < d)
-            && at < snd.pace_entry()
-            && at < self.flows[f as usize].stop
+        snd.rto_deadline().map_or(true, |d| at < d) && at < snd.pace_entry() && at < info.stop
     }
 
     /// A threshold dropper on link `l` started a congestion event: it picks

@@ -172,11 +172,11 @@ impl Sim {
             }
             match ev {
                 Event::LinkDeliver(l) => {
-                    self.links[l as usize].delivering();
-                    while let Some((_, order, p)) = self.links[l as usize].pop_arrived(now) {
+                    self.link(l).delivering();
+                    while let Some((_, order, p)) = self.link(l).pop_arrived(now) {
                         self.forward(p, now, order);
                     }
-                    if let Some((at, order)) = self.links[l as usize].delivered() {
+                    if let Some((at, order)) = self.link(l).delivered() {
                         self.sched
                             .schedule_ordered(at, Event::LinkDeliver(l), order);
                     }
