@@ -279,13 +279,14 @@ pub type Admitted = (SimTime, Order, Option<SimTime>);
 
 impl Link {
     pub fn new(rate_bps: f64, delay_ns: SimTime, queue: Queue) -> Self {
-        Link {
+        let delay_s = delay_ns as f64 / 1e9;
+        let mut link = Link {
             pipe: Ring::default(),
             busy_until: 0,
             delay_ns,
             marks: [SimTime::MAX; 2],
             delivery_pending: false,
-            special: !matches!(queue, Queue::DropTail { .. }),
+            special: true, // (`update_special` below)
             impaired: false,
             limit: match queue {
                 Queue::DropTail { limit } => limit,
@@ -297,15 +298,17 @@ impl Link {
             last: (Order::default(), 0.0),
             down_from: SimTime::MAX,
             tx_cache: [
-                Tx::new(40, rate_bps, delay_ns as f64 / 1e9),
-                Tx::new(1000, rate_bps, delay_ns as f64 / 1e9),
+                Tx::new(40, rate_bps, delay_s),
+                Tx::new(1000, rate_bps, delay_s),
             ],
             rate_bps,
-            delay_s: delay_ns as f64 / 1e9,
+            delay_s,
             late: [Late::default(); 2],
             outages: None,
             impairment: Impairment::None,
-        }
+        };
+        link.update_special();
+        link
     }
 
     /// Lose packets on arrival as `impairment` decides.
@@ -530,8 +533,8 @@ impl Link {
         if self.impaired && self.impairment.loses() {
             return Err(DropCause::Error);
         }
-        if let Queue::DropTail { limit } = self.queue {
-            if must_wait && self.waiting(now, Some(order)) >= limit as usize {
+        if matches!(self.queue, Queue::DropTail { .. }) {
+            if must_wait && self.waiting(now, Some(order)) >= self.limit as usize {
                 return Err(DropCause::Overflow);
             }
             Ok(())

@@ -157,7 +157,7 @@ impl Sim {
             sched.schedule_measure(0, Event::Sample);
         }
         let nflows = flows.len();
-        let single_input = single_input_links(links.len(), &plan.flows);
+        let (single_input, uses) = link_inputs(links.len(), &plan.flows);
         let candidates = victim_candidates(&links, &plan.flows);
         let selectors = links.iter().any(|l| match &l.queue {
             Queue::Threshold(t) => t.selection != Selection::FirstArrival,
@@ -173,16 +173,6 @@ impl Sim {
             && rec.queue.is_none()
             && rec.drops.is_none()
             && rec.rtt.is_none();
-        let mut uses = vec![0u32; links.len()];
-        for r in plan
-            .flows
-            .iter()
-            .flat_map(|f| [&f.route.forward, &f.route.reverse])
-        {
-            for &l in r {
-                uses[l as usize] += 1;
-            }
-        }
         let mut hops = Vec::new();
         let mut route_at = Vec::with_capacity(nflows);
         for (f, a) in plan.flows.iter().zip(&agents) {
@@ -264,16 +254,20 @@ impl Sim {
     }
 }
 
-/// Which links have exactly one upstream link and no agent feeding them.
-fn single_input_links(n: usize, flows: &[FlowPlan]) -> Vec<bool> {
+/// Per link of `n`: whether it has exactly one upstream link and no agent
+/// feeding it, and how many routes cross it. Every route's links are
+/// indexed here, checked, before any hop is made (`Sim::link` relies on it).
+fn link_inputs(n: usize, flows: &[FlowPlan]) -> (Vec<bool>, Vec<u32>) {
     const AGENT: u32 = u32::MAX;
     let mut upstream: Vec<Option<u32>> = vec![None; n];
     let mut shared = vec![false; n];
+    let mut uses = vec![0u32; n];
     for r in flows
         .iter()
         .flat_map(|f| [&f.route.forward, &f.route.reverse])
     {
         for (hop, &l) in r.iter().enumerate() {
+            uses[l as usize] += 1;
             let up = if hop == 0 { AGENT } else { r[hop - 1] };
             match upstream[l as usize] {
                 None => upstream[l as usize] = Some(up),
@@ -282,9 +276,10 @@ fn single_input_links(n: usize, flows: &[FlowPlan]) -> Vec<bool> {
             }
         }
     }
-    (0..n)
+    let single = (0..n)
         .map(|l| !shared[l] && matches!(upstream[l], Some(u) if u != AGENT))
-        .collect()
+        .collect();
+    (single, uses)
 }
 
 /// Per link with a threshold dropper, the TCP flows whose route (either

@@ -67,10 +67,10 @@ impl Sim {
     pub(super) fn link(&mut self, l: u32) -> &mut Link {
         debug_assert!((l as usize) < self.links.len());
         // SAFETY: a hop's link comes from a plan route; `Sim::new`
-        // (build.rs) counts every route's links in `uses`, a vector of
-        // `links.len()` entries, indexed (checked) by each of them before
-        // any hop is made, so a hop's link id is below `links.len()`; the
-        // links are never added or removed after.
+        // (build.rs, `link_inputs`) indexes vectors of `links.len()` entries,
+        // checked, by every route's links before any hop is made, so a hop's
+        // link id is below `links.len()`; the links are never added or
+        // removed after.
         unsafe { self.links.get_unchecked_mut(l as usize) }
     }
 
@@ -136,9 +136,7 @@ impl Sim {
                                 self.select_victim(l, now);
                             }
                             let held = match next {
-                                Next::Receiver => {
-                                    at > self.end || (!self.warm_done && at >= self.warmup)
-                                }
+                                Next::Receiver => self.past_a_pending_mark(at),
                                 Next::Sender => !self.sender_takes(p.flow, at),
                                 _ => false,
                             };
@@ -222,6 +220,15 @@ impl Sim {
         }
     }
 
+    /// Does a packet reaching its agent at `at` come after a mark the
+    /// simulator's clock has not passed yet — the run's end, or a warm-up
+    /// snapshot still to be taken? Then an event must deliver it, so that the
+    /// mark sees the agent as it was (or the run never does).
+    #[inline(always)]
+    fn past_a_pending_mark(&self, at: SimTime) -> bool {
+        at > self.end || (!self.warm_done && at >= self.warmup)
+    }
+
     /// May the sender of TCP flow `f` take an ack at `at`, before the
     /// simulator's clock gets there? Only if nothing that reads or changes
     /// the sender comes first: the run's end, a warm-up snapshot still to be
@@ -237,7 +244,7 @@ impl Sim {
     /// would have.
     #[inline]
     fn sender_takes(&self, f: u32, at: SimTime) -> bool {
-        if at > self.end || (!self.warm_done && at >= self.warmup) {
+        if self.past_a_pending_mark(at) {
             return false;
         }
         debug_assert!((f as usize) < self.agents.len() && (f as usize) < self.flows.len());
