@@ -2,7 +2,7 @@
 //! start, a CBR application's writes and its reader, a UDP source's sends,
 //! and the TCP state traces.
 
-use super::{Agent, Sim};
+use super::{Agent, FlowInfo, Sim, SENDS_AHEAD};
 use crate::net::packet::Packet;
 use crate::sched::{Event, Order};
 use crate::time::{secs, SimTime};
@@ -172,21 +172,50 @@ impl Sim {
         }
     }
 
-    pub(super) fn udp_send(&mut self, f: u32, now: SimTime) {
-        let stop = self.flows[f as usize].stop;
-        let Agent::Udp { src, .. } = &mut self.agents[f as usize] else {
-            return;
-        };
-        if !src.active {
-            return;
-        }
-        let (p, next) = src.emit(now);
-        if let Some(t) = next {
-            if t < stop {
-                self.sched.schedule(t, Event::UdpSend(f));
+    /// UDP flow `f` sends its packet due at `now`, and schedules the next.
+    ///
+    /// A source whose first links only it feeds (`FlowInfo::sends_ahead`)
+    /// sends its next packets in the same event, up to [`SENDS_AHEAD`] of
+    /// them, each at its own departure time and in the [`Order`] its own
+    /// event would have had (the previous send's, `clock_ + interval` later,
+    /// as the scheduler computes it): its departures depend on nothing but
+    /// the source, and those links' state on nothing but its packets, so the
+    /// packets reach the first merge (a link's delivery event) exactly as
+    /// they would have. It stops before a departure past a mark the clock
+    /// has not reached (the warm-up snapshot reads what the source sent; the
+    /// run's end) and schedules that one as an event, as always.
+    pub(super) fn udp_send(&mut self, f: u32, mut now: SimTime) {
+        let FlowInfo {
+            stop, sends_ahead, ..
+        } = self.flows[f as usize];
+        let mut order = self.sched.running();
+        let mut ahead = if sends_ahead { SENDS_AHEAD } else { 0 };
+        loop {
+            let Agent::Udp { src, .. } = &mut self.agents[f as usize] else {
+                return;
+            };
+            if !src.active {
+                return;
+            }
+            let (p, next) = src.emit(now);
+            let mut go_on = None;
+            if let Some(t) = next {
+                if t < stop {
+                    let o = order.then(crate::time::ns_f64(t - now) / 1e9);
+                    if ahead > 1 && !self.past_a_pending_mark(t) {
+                        ahead -= 1;
+                        go_on = Some((t, o));
+                    } else {
+                        self.sched.schedule_ordered(t, Event::UdpSend(f), o);
+                    }
+                }
+            }
+            self.forward(p, now, order);
+            match go_on {
+                Some((t, o)) => (now, order) = (t, o),
+                None => return,
             }
         }
-        self.forward(p, now, self.sched.running());
     }
 
     pub(super) fn trace_tcp(&mut self, f: u32, now: SimTime) {

@@ -137,6 +137,7 @@ impl Sim {
                 start: f.start_ns,
                 stop: f.stop_ns,
                 packet_size: f.packet_size,
+                sends_ahead: false,
             });
             // a flow whose start falls after its stop never sends
             if f.start_ns < f.stop_ns {
@@ -173,6 +174,11 @@ impl Sim {
             && rec.queue.is_none()
             && rec.drops.is_none()
             && rec.rtt.is_none();
+        // UDP sources may send ahead of their events unless something
+        // records their packets' crossings as they happen (the queue's and
+        // the drops' traces, in time order) or looks at the queues' flows
+        let sends_ahead =
+            !selectors && rec.sends.is_none() && rec.queue.is_none() && rec.drops.is_none();
         let mut hops = Vec::new();
         let mut route_at = Vec::with_capacity(nflows);
         for (f, a) in plan.flows.iter().zip(&agents) {
@@ -217,6 +223,21 @@ impl Sim {
             if sender_chained {
                 hops[(rev.0 + rev.1 - 1) as usize].next = Next::Sender;
             }
+            // a UDP source sends ahead of its events (see `Sim::udp_send`)
+            // when what it sends first enters links only it feeds: its first
+            // link carries nothing else, and the hops up to the first merge
+            // (`Next::Event`) go on to links with that one upstream
+            let prefix = &hops[fwd.0 as usize..][..fwd.1 as usize];
+            flows[f.id as usize].sends_ahead = sends_ahead
+                && matches!(a, Agent::Udp { .. })
+                && f.route
+                    .forward
+                    .first()
+                    .is_some_and(|&l| uses[l as usize] == 1)
+                && prefix
+                    .iter()
+                    .position(|h| h.next != Next::Link)
+                    .is_some_and(|i| prefix[i].next == Next::Event);
             route_at.push(at);
         }
         let warmup = plan.warmup_ns;

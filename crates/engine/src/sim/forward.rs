@@ -225,7 +225,7 @@ impl Sim {
     /// snapshot still to be taken? Then an event must deliver it, so that the
     /// mark sees the agent as it was (or the run never does).
     #[inline(always)]
-    fn past_a_pending_mark(&self, at: SimTime) -> bool {
+    pub(super) fn past_a_pending_mark(&self, at: SimTime) -> bool {
         at > self.end || (!self.warm_done && at >= self.warmup)
     }
 

@@ -51,7 +51,14 @@ struct FlowInfo {
     start: SimTime,
     stop: SimTime,
     packet_size: u32,
+    /// A UDP source that sends up to [`SENDS_AHEAD`] packets in one event
+    /// (see `Sim::udp_send`).
+    sends_ahead: bool,
 }
+
+/// How many packets a UDP source that sends ahead puts on its links in
+/// one event (a bound on what it adds to its first links' delay lines).
+const SENDS_AHEAD: u32 = 16;
 
 pub struct LinkInfo {
     pub name: String,
