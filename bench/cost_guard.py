@@ -13,8 +13,9 @@ reasons). A case that got more than 5 % cheaper is reported, so the gain can be
 locked in by updating the budget.
 
 The cases are the bench scenarios cut to seconds of valgrind each (the whole guard
-takes about a minute on 2 cores), and the Linux profile's CUBIC and BBR on the
-loaded SACK case, whose per-ack work the ns-2 profile does not reach.
+takes about a minute on 2 cores), the Linux profile's CUBIC and BBR on the
+loaded SACK case, whose per-ack work the ns-2 profile does not reach, and (d), a
+sine-shaped UDP background beside one Reno flow (paper A's runs).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ CUT = {  # scenario -> (duration, warm-up): long enough that set-up is under 1 %
     "a_reno_1mbps": ("300s", "10s"),
     "b_sack10_10mbps": ("60s", "10s"),
     "c_reno100_100mbps": ("5s", "1s"),
+    "d_sine_background": ("500s", "20s"),
 }
 LINUX = {"flows.sack.profile": "linux"}
 CASES = {
@@ -43,6 +45,8 @@ CASES = {
     "c_reno100_100mbps": ("c_reno100_100mbps", {}),
     "b_sack10_10mbps+cubic-linux": ("b_sack10_10mbps", dict(LINUX, **{"flows.sack.cc": "cubic"})),
     "b_sack10_10mbps+bbr-linux": ("b_sack10_10mbps", dict(LINUX, **{"flows.sack.cc": "bbr"})),
+    # a shaped UDP source beside one Reno flow: the sine's departure solve, UDP's sends
+    "d_sine_background": ("d_sine_background", {}),
 }
 
 
