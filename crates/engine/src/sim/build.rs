@@ -4,7 +4,7 @@
 //! outages).
 
 use super::forward::{Hop, Next};
-use super::{Agent, FlowInfo, LinkInfo, Sim};
+use super::{Agent, FlowHot, FlowInfo, LinkInfo, RtoArm, Sim};
 use crate::net::link::{Impairment, Link};
 use crate::net::packet::FORWARD;
 use crate::net::queue::Queue;
@@ -174,7 +174,7 @@ impl Sim {
             && rec.drops.is_none()
             && rec.rtt.is_none();
         let mut hops = Vec::new();
-        let mut route_at = Vec::with_capacity(nflows);
+        let mut hot = Vec::with_capacity(nflows);
         for (f, a) in plan.flows.iter().zip(&agents) {
             // the receiver takes packets without an event (see `forward`)
             let sink_chained = match a {
@@ -217,7 +217,15 @@ impl Sim {
             if sender_chained {
                 hops[(rev.0 + rev.1 - 1) as usize].next = Next::Sender;
             }
-            route_at.push(at);
+            hot.push(FlowHot {
+                route: at,
+                stop: f.stop_ns,
+                rto: RtoArm {
+                    deadline: SimTime::MAX,
+                    armed_at: 0,
+                    by: Order::default(),
+                },
+            });
         }
         let warmup = plan.warmup_ns;
         Sim {
@@ -228,19 +236,11 @@ impl Sim {
             links,
             link_info,
             hops,
-            route_at,
+            hot,
             flows,
             agents,
             apps,
             out: Vec::with_capacity(64),
-            rto_orders: vec![
-                super::RtoArm {
-                    deadline: SimTime::MAX,
-                    armed_at: 0,
-                    by: Order::default(),
-                };
-                nflows
-            ],
             rec,
             flow_drops: vec![0; nflows],
             late_drops: vec![0; nflows],

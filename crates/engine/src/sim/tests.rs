@@ -11,7 +11,7 @@ fn run(json: &str, chain: bool) -> RunOutput {
     let sc = Scenario::from_json(json).unwrap();
     let mut sim = Sim::new(&Plan::from_scenario(&sc).unwrap());
     if !chain {
-        for &[(at, len), _] in &sim.route_at {
+        for &FlowHot { route: [(at, len), _], .. } in &sim.hot {
             sim.hops[(at + len - 1) as usize].next = Next::Event;
         }
     }
