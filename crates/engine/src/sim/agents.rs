@@ -75,11 +75,8 @@ impl Sim {
                 Some(d) if d <= now => snd.on_timeout(now, &mut out),
                 Some(d) => {
                     snd.note_rto_entry(d);
-                    self.sched.schedule_ordered(
-                        d,
-                        Event::Rto(f),
-                        self.hot[f as usize].rto.order(),
-                    );
+                    self.sched
+                        .schedule_ordered(d, Event::Rto(f), self.hot[f as usize].rto.order());
                 }
                 None => {}
             }
