@@ -714,8 +714,11 @@ impl Link {
         }
         let next = self.next_delivery_caused();
         self.delivery_pending = next.is_some();
-        if next.is_none() && self.pipe.capacity() > RING_KEPT {
-            self.release_idle();
+        if next.is_none() {
+            self.pipe.rewind();
+            if self.pipe.capacity() > RING_KEPT {
+                self.release_idle();
+            }
         }
         next
     }
