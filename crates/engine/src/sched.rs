@@ -157,13 +157,15 @@ impl Ord for Entry {
 
 const NIL: u32 = u32::MAX;
 
-/// An event in a calendar window's list. Each window's list is singly linked,
-/// sorted by time, and starts at a head node whose event is spent (the last
-/// one popped from that window, or a blank): popping moves the head on to the
-/// node it pops, so a window is never without a node and its tail is never
-/// stale. Events of equal time keep the order they were scheduled in because
-/// an insert goes after every node of its time and order (see
-/// `Scheduler::insert_near`).
+/// The tail of every empty window: a node of time 0 and the least order,
+/// so an insert compares with it as with a last event and appends (its
+/// `next` is written then, and never read).
+const SENTINEL: u32 = 0;
+
+/// An event in a calendar window's list. Each window's list is singly linked
+/// and sorted by time. Events of equal time keep the order they were
+/// scheduled in because an insert goes after every node of its time and
+/// order (see `Scheduler::insert_near`).
 #[derive(Clone, Copy, Debug)]
 struct Node {
     time: SimTime,
@@ -172,11 +174,14 @@ struct Node {
     event: Event,
 }
 
-/// A calendar window: its list's (spent) head node and last node (the head
-/// itself when the list is empty).
+/// A calendar window: its list's first node (NIL when the list is empty)
+/// and last node (`SENTINEL` when the list is empty). An insert into an empty
+/// window touches no other node: with ~1 event per window (what `adapt`
+/// aims at), the list used to start at the window's last popped node, long
+/// out of the cache at 10^4 flows, read and written at every insert.
 #[derive(Clone, Copy, Debug)]
 struct Window {
-    head: u32,
+    first: u32,
     tail: u32,
 }
 
@@ -229,13 +234,12 @@ pub struct Scheduler {
     next_seq: u64,
     /// The time of the event popped last (the one running).
     now: SimTime,
-    /// The node of the event popped last: it stays its window's (spent)
-    /// head, untouched, until that window pops again, so its order is read
-    /// there rather than copied out at every pop. NIL when `running` holds
-    /// the order instead (before the first pop, and after a re-shape, which
-    /// rebuilds the nodes).
+    /// The node of the event popped last: it is freed at the next pop, so
+    /// its order is read there rather than copied out at every pop (and the
+    /// next insert reuses it, in the cache). Before the first pop, and
+    /// after a re-shape (which rebuilds the nodes), a node that holds the
+    /// order only.
     running_node: u32,
-    running: Order,
     /// Whole epochs popped, and pops left in this one.
     epochs: u64,
     epoch_left: u32,
@@ -269,7 +273,6 @@ impl Scheduler {
             next_seq: 0,
             now: 0,
             running_node: NIL,
-            running: Order::default(),
             epochs: 0,
             epoch_left: EPOCH,
             epoch_skips: 0,
@@ -289,11 +292,7 @@ impl Scheduler {
     /// The order of the event running now (the one popped last).
     #[inline]
     pub fn running(&self) -> Order {
-        if self.running_node != NIL {
-            self.node(self.running_node).order
-        } else {
-            self.running
-        }
+        self.node(self.running_node).order
     }
 
     /// Schedule `event` at `time` from the event running now.
@@ -313,7 +312,7 @@ impl Scheduler {
 
     /// Schedule `event` at `time` in the order given (an event ns-2 would
     /// have scheduled at another instant than now, or from another clock).
-    #[inline]
+    #[inline(always)]
     pub fn schedule_ordered(&mut self, time: SimTime, event: Event, order: Order) {
         if time.wrapping_sub(self.floor) < self.span {
             self.insert_near(time, order, event);
@@ -351,14 +350,13 @@ impl Scheduler {
     /// Put an event of the near future into its window's sorted list, after
     /// every event of the same time and order (so ties pop by order, then
     /// first-scheduled-first).
-    /// The common case — a free node at hand, and the event at or after its
-    /// window's last one (the head's time is at most the floor) — appends
-    /// here, calling nothing (so no registers to save); the rest is
-    /// `insert_slow`.
-    #[inline]
+    /// The common cases — a free node at hand, and an empty window or the
+    /// event at or after its window's last one — are done here, calling
+    /// nothing (so no registers to save); the rest is `insert_slow`.
+    #[inline(always)]
     fn insert_near(&mut self, time: SimTime, order: Order, event: Event) {
         let b = (time >> self.shift) as usize & self.mask;
-        let tail = self.window(b).tail;
+        let Window { first, tail } = *self.window(b);
         let i = self.free;
         let t = self.node(tail);
         if i == NIL || t.time > time || (t.time == time && t.order > order) {
@@ -372,14 +370,15 @@ impl Scheduler {
             event,
         };
         self.node_mut(tail).next = i;
-        self.window_mut(b).tail = i;
+        *self.window_mut(b) = Window {
+            first: if first == NIL { i } else { first },
+            tail: i,
+        };
         self.near += 1;
     }
 
     /// `insert_near` without a free node, or before the window's tail: link
-    /// it in walking from the head (or, if the window is empty and its spent
-    /// head is later than `time`, which a caller scheduling into the past
-    /// could cause, as its only event). Calls nothing on the walk's path.
+    /// it in walking from the first node. Calls nothing on the walk's path.
     #[inline(never)]
     fn insert_slow(&mut self, b: usize, time: SimTime, order: Order, event: Event) {
         let i = self.free;
@@ -394,17 +393,28 @@ impl Scheduler {
             event,
         };
         self.near += 1;
-        let tail = self.window(b).tail;
-        let mut prev = self.window(b).head;
-        let mut at = self.node(prev).next;
+        let Window { first, tail } = *self.window(b);
         let key = (time, order);
-        if (self.node(tail).time, self.node(tail).order) <= key || at == NIL {
+        if first == NIL {
+            *self.window_mut(b) = Window { first: i, tail: i };
+            return;
+        }
+        if (self.node(tail).time, self.node(tail).order) <= key {
             // append
             self.node_mut(tail).next = i;
             self.window_mut(b).tail = i;
             return;
         }
-        let mut walk = 1;
+        // (the walk's length counts the nodes passed, plus one)
+        if (self.node(first).time, self.node(first).order) > key {
+            self.node_mut(i).next = first;
+            self.window_mut(b).first = i;
+            self.epoch_walk += 1;
+            return;
+        }
+        let mut walk = 2;
+        let mut prev = first;
+        let mut at = self.node(first).next;
         // the tail is later than `key`: the walk stops at it at the latest
         while (self.node(at).time, self.node(at).order) <= key {
             prev = at;
@@ -465,17 +475,22 @@ impl Scheduler {
     #[inline]
     pub fn pop_until(&mut self, until: SimTime) -> Option<(SimTime, Event)> {
         loop {
-            let head = self.window(self.cur).head;
-            let first = self.node(head).next;
+            let first = self.window(self.cur).first;
             if first != NIL {
-                let (time, event) = (self.node(first).time, self.node(first).event);
+                let n = self.node(first);
+                let (time, event, next) = (n.time, n.event, n.next);
                 if time > until {
                     return None;
                 }
-                // `first` becomes the window's head; the old head is free
-                self.window_mut(self.cur).head = first;
-                self.node_mut(head).next = self.free;
-                self.free = head;
+                let w = self.window_mut(self.cur);
+                w.first = next;
+                if next == NIL {
+                    w.tail = SENTINEL;
+                }
+                // the event that ran last is done: its node is free
+                let done = self.running_node;
+                self.node_mut(done).next = self.free;
+                self.free = done;
                 self.near -= 1;
                 self.epoch_left -= 1;
                 self.running_node = first;
@@ -568,13 +583,13 @@ impl Scheduler {
         // The calendar's events in (time, order) within each time: the
         // lists hold each time's events in order, and no time is in two
         // lists.
-        if self.running_node != NIL {
-            self.running = self.nodes[self.running_node as usize].order;
-            self.running_node = NIL;
-        }
+        let running = match self.running_node {
+            NIL => Order::default(), // (`new`)
+            r => self.nodes[r as usize].order,
+        };
         let mut pending = Vec::with_capacity(self.near);
         for w in &self.windows {
-            let mut at = self.nodes[w.head as usize].next;
+            let mut at = w.first;
             while at != NIL {
                 let n = self.nodes[at as usize];
                 pending.push((n.time, n.order, n.event));
@@ -582,16 +597,27 @@ impl Scheduler {
             }
         }
         self.nodes.clear();
-        self.free = NIL;
-        self.windows = (0..buckets as u32)
-            .map(|i| Window { head: i, tail: i })
-            .collect();
-        self.nodes.extend((0..buckets).map(|_| Node {
+        self.nodes.push(Node {
             time: 0,
             order: Order::default(),
             next: NIL,
             event: Event::Warmup,
-        }));
+        });
+        self.nodes.push(Node {
+            time: now,
+            order: running,
+            next: NIL,
+            event: Event::Warmup,
+        });
+        self.running_node = 1;
+        self.free = NIL;
+        self.windows = vec![
+            Window {
+                first: NIL,
+                tail: SENTINEL
+            };
+            buckets
+        ];
         self.mask = buckets - 1;
         self.shift = shift;
         self.span = (buckets as SimTime) << shift;
@@ -615,10 +641,11 @@ impl Scheduler {
     // Unchecked access on the hot paths (bounds checks there cost ~6 % of
     // the whole engine's instructions, mostly by keeping `insert_near` from
     // being inlined). SAFETY, the invariants that make it sound:
-    // - every node index held anywhere (`free`, a window's `head`/`tail`,
-    //   a node's `next` other than NIL) is < `nodes.len()`: nodes are only
-    //   added (`grow_then_insert`), and `reshape` clears and rebuilds every
-    //   index; callers never pass NIL;
+    // - every node index held anywhere (`free`, `running_node`, a window's
+    //   `first`/`tail`, a node's `next` other than NIL) is < `nodes.len()`:
+    //   nodes are only added (`grow_then_insert`), and `reshape` clears and
+    //   rebuilds every index, with `SENTINEL` as node 0; callers never pass
+    //   NIL;
     // - every window index is `x & mask` with `mask = windows.len() - 1`,
     //   `windows.len()` a power of two ≥ 1 (`reshape`).
     // The debug assertions check both in the (debug-built) unit tests.

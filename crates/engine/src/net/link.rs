@@ -17,17 +17,20 @@ use crate::rng::Rng;
 use crate::sched::Order;
 use crate::time::{tx_time_ns, SimTime};
 
+/// (What every admission writes first: they share a cache line with the
+/// transmission-time cache, see [`Link`].)
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(C)]
 pub struct LinkCounters {
     pub arrivals: u64,
-    /// Every loss: the queue's drops and the impairment's losses.
-    pub drops: u64,
-    /// Losses to the link's impairment (included in `drops`).
-    pub errors: u64,
     pub admitted: u64,
     pub admitted_bytes: u64,
     /// Serializer time of every admitted packet.
     pub busy_ns: u64,
+    /// Every loss: the queue's drops and the impairment's losses.
+    pub drops: u64,
+    /// Losses to the link's impairment (included in `drops`).
+    pub errors: u64,
 }
 
 /// Random losses on a link, decided as a packet arrives (before the queue).
@@ -98,13 +101,15 @@ struct Outages {
 }
 
 /// A link direction. Laid out by what a packet touches (`repr(C)`, cache
-/// lines of 64 bytes): the first line is what a delivery reads (the delay
-/// line, the pending flag) and an admission's time checks; the second the
-/// counters and the queue discipline; the third the waiting list and the
-/// ns-2 order of the last start; the fourth the transmission-time cache.
-/// What only impairments, outages and snapshots read comes after. At 10^4
-/// flows (four links each) a crossing misses the cache on every line it
-/// touches, and the fields used to be spread over seven or eight.
+/// lines of 64 bytes): everything a plain DropTail link's crossing reads or
+/// writes is in the first three lines — the first what a delivery reads
+/// (the delay line, the pending flag) and an admission's time checks; the
+/// second the counters and the transmission time of the last packet size;
+/// the third the waiting list and the ns-2 order of the last start. What
+/// only other disciplines, impairments, outages and snapshots read comes
+/// after. At 10^4 flows (four links each) a crossing misses the cache on
+/// every line it touches; the fields used to be spread over seven or eight
+/// lines, then four.
 #[repr(C, align(64))]
 pub struct Link {
     // line 0
@@ -114,9 +119,11 @@ pub struct Link {
     /// The serializer is busy until this time.
     busy_until: SimTime,
     pub delay_ns: SimTime,
-    /// The instants counters are snapshot at (warm-up, end), earliest first;
-    /// `SimTime::MAX` for none (see [`Link::set_marks`]).
-    marks: [SimTime; 2],
+    /// The first of `marks` (what an admission compares with).
+    first_mark: SimTime,
+    /// The packet size whose transmission times are `tx_ns`, `tx_txt` and
+    /// `tx_txt_delay` (the last size seen; the one before is `tx_spare`).
+    tx_bytes: u32,
     /// A delivery event for this link is in the event queue.
     delivery_pending: bool,
     /// The link is not a plain DropTail FIFO: it has outages, an
@@ -131,7 +138,9 @@ pub struct Link {
     limit: u32,
     // line 1
     pub counters: LinkCounters,
-    pub queue: Queue,
+    /// [`Tx::ns`] and [`Tx::txt`] of `tx_bytes`.
+    tx_ns: SimTime,
+    tx_txt: f64,
     // line 2
     /// Admitted packets still waiting: when each starts, its size, and the
     /// [`Order`] of the event that starts it (see [`Link::waiting`]).
@@ -141,14 +150,21 @@ pub struct Link {
     /// double): ns-2 schedules the start of the next packet (the queue's
     /// resume) in that event, that much later (see [`Link::waiting`]).
     last: (Order, f64),
+    /// [`Tx::txt_delay`] of `tx_bytes`.
+    tx_txt_delay: f64,
+    // cold
+    pub queue: Queue,
     /// Arrivals from this time on are checked against the outage schedule
     /// (the next outage's start; `SimTime::MAX` on a link without outages,
-    /// so such a link pays one predictable branch per packet).
+    /// so such a link pays one predictable branch per packet). Read only by
+    /// a link that is `special`.
     down_from: SimTime,
-    // line 3
-    /// Cached transmission times of the two common sizes (see [`Tx`]).
-    tx_cache: [Tx; 2],
-    // cold
+    /// The transmission times of the size seen before `tx_bytes` (a link
+    /// carries one or two sizes: data, acks).
+    tx_spare: Tx,
+    /// The instants counters are snapshot at (warm-up, end), earliest first;
+    /// `SimTime::MAX` for none (see [`Link::set_marks`]).
+    marks: [SimTime; 2],
     pub rate_bps: f64,
     /// The delay in seconds as ns-2 has it (a double).
     delay_s: f64,
@@ -280,11 +296,13 @@ pub type Admitted = (SimTime, Order, Option<SimTime>);
 impl Link {
     pub fn new(rate_bps: f64, delay_ns: SimTime, queue: Queue) -> Self {
         let delay_s = delay_ns as f64 / 1e9;
+        let data = Tx::new(1000, rate_bps, delay_s);
         let mut link = Link {
             pipe: Ring::default(),
             busy_until: 0,
             delay_ns,
-            marks: [SimTime::MAX; 2],
+            first_mark: SimTime::MAX,
+            tx_bytes: data.bytes,
             delivery_pending: false,
             special: true, // (`update_special` below)
             impaired: false,
@@ -293,14 +311,15 @@ impl Link {
                 _ => 0,
             },
             counters: LinkCounters::default(),
-            queue,
+            tx_ns: data.ns,
+            tx_txt: data.txt,
             waiting: Ring::default(),
             last: (Order::default(), 0.0),
+            tx_txt_delay: data.txt_delay,
+            queue,
             down_from: SimTime::MAX,
-            tx_cache: [
-                Tx::new(40, rate_bps, delay_s),
-                Tx::new(1000, rate_bps, delay_s),
-            ],
+            tx_spare: Tx::new(40, rate_bps, delay_s),
+            marks: [SimTime::MAX; 2],
             rate_bps,
             delay_s,
             late: [Late::default(); 2],
@@ -333,6 +352,7 @@ impl Link {
     /// at a mark counts exactly what happened before it.
     pub fn set_marks(&mut self, first: SimTime, second: SimTime) {
         self.marks = [first.min(second), first.max(second)];
+        self.first_mark = self.marks[0];
     }
 
     /// Set aside an arrival at `now`, and its transmission [start, end) if it
@@ -415,16 +435,42 @@ impl Link {
         false
     }
 
-    /// The transmission times of `bytes` (cached for the two last sizes).
+    /// The transmission times of `bytes` (cached for the two last sizes:
+    /// the last one's in the lines a crossing reads anyway).
     #[inline]
     fn tx(&mut self, bytes: u32) -> Tx {
-        for &t in &self.tx_cache {
-            if t.bytes == bytes {
-                return t;
-            }
+        if self.tx_bytes == bytes {
+            return Tx {
+                bytes,
+                ns: self.tx_ns,
+                txt: self.tx_txt,
+                txt_delay: self.tx_txt_delay,
+            };
         }
-        let t = Tx::new(bytes, self.rate_bps, self.delay_s);
-        self.tx_cache[1] = t;
+        self.tx_other(bytes)
+    }
+
+    /// [`Link::tx`] of a size other than the last: the spare's, or
+    /// computed; it becomes the last, and the last the spare. (The values
+    /// depend only on the size, so what is cached where changes nothing.)
+    #[cold]
+    #[inline(never)]
+    fn tx_other(&mut self, bytes: u32) -> Tx {
+        let t = if self.tx_spare.bytes == bytes {
+            self.tx_spare
+        } else {
+            Tx::new(bytes, self.rate_bps, self.delay_s)
+        };
+        self.tx_spare = Tx {
+            bytes: self.tx_bytes,
+            ns: self.tx_ns,
+            txt: self.tx_txt,
+            txt_delay: self.tx_txt_delay,
+        };
+        self.tx_bytes = t.bytes;
+        self.tx_ns = t.ns;
+        self.tx_txt = t.txt;
+        self.tx_txt_delay = t.txt_delay;
         t
     }
 
@@ -509,7 +555,7 @@ impl Link {
             self.last = (by, txt);
             None
         };
-        if end > self.marks[0] {
+        if end > self.first_mark {
             self.count_late(now, Some((start, end)), None);
         }
         let next = self.last.0.then(txt_delay);
@@ -550,7 +596,7 @@ impl Link {
         if matches!(cause, DropCause::Error | DropCause::Outage) {
             self.counters.errors += 1;
         }
-        if now > self.marks[0] {
+        if now > self.first_mark {
             self.count_late(now, None, Some(cause));
         }
         cause
@@ -668,8 +714,11 @@ impl Link {
         }
         let next = self.next_delivery_caused();
         self.delivery_pending = next.is_some();
-        if next.is_none() && self.pipe.capacity() > RING_KEPT {
-            self.release_idle();
+        if next.is_none() {
+            self.pipe.rewind();
+            if self.pipe.capacity() > RING_KEPT {
+                self.release_idle();
+            }
         }
         next
     }
@@ -714,6 +763,7 @@ impl Link {
                 busy_ns: c.busy_ns - late.busy_ns,
             };
             self.marks = [self.marks[1], SimTime::MAX];
+            self.first_mark = self.marks[0];
             self.late = [self.late[1], Late::default()];
             return snap;
         }
@@ -1023,12 +1073,14 @@ mod tests {
     fn the_hot_fields_fill_four_cache_lines() {
         use std::mem::offset_of;
         assert_eq!(std::mem::align_of::<Link>(), 64);
-        // a plain link's admission reads only line 0 before the counters
+        // a plain link's crossing reads and writes only lines 0 to 2
         assert!(offset_of!(Link, special) < 64 && offset_of!(Link, limit) + 4 <= 64);
+        assert!(offset_of!(Link, delivery_pending) < 64 && offset_of!(Link, tx_bytes) + 4 <= 64);
         assert_eq!(offset_of!(Link, counters), 64);
+        assert_eq!(offset_of!(Link, tx_txt) + 8, 128);
         assert_eq!(offset_of!(Link, waiting), 128);
-        assert_eq!(offset_of!(Link, tx_cache), 192);
-        assert_eq!(offset_of!(Link, rate_bps), 256);
+        assert_eq!(offset_of!(Link, tx_txt_delay) + 8, 192);
+        assert_eq!(offset_of!(Link, queue), 192);
     }
 
     /// A delay line that a burst grew is given back once it is empty, and

@@ -25,14 +25,14 @@ impl Sim {
             self.forward(p, now, order);
         }
         out.clear();
-        debug_assert!((f as usize) < self.agents.len() && (f as usize) < self.rto_orders.len());
+        debug_assert!((f as usize) < self.agents.len() && (f as usize) < self.hot.len());
         // SAFETY: `f` is the id of the flow whose sender ran; `Sim::new`
         // (build.rs) asserts that flow ids are their indexes and makes one
-        // agent and one `RtoArm` per flow.
+        // agent and one `FlowHot` per flow.
         if let Agent::Tcp { snd, .. } = unsafe { self.agents.get_unchecked_mut(f as usize) } {
             if let Some(d) = snd.rto_deadline() {
-                // SAFETY: as above, one `RtoArm` per flow (`Sim::new`)
-                let armed = unsafe { self.rto_orders.get_unchecked_mut(f as usize) };
+                // SAFETY: as above, one `FlowHot` per flow (`Sim::new`)
+                let armed = unsafe { &mut self.hot.get_unchecked_mut(f as usize).rto };
                 if armed.deadline != d {
                     // (re)armed in this event: ns-2 reschedules its timer now
                     *armed = super::RtoArm {
@@ -75,11 +75,8 @@ impl Sim {
                 Some(d) if d <= now => snd.on_timeout(now, &mut out),
                 Some(d) => {
                     snd.note_rto_entry(d);
-                    self.sched.schedule_ordered(
-                        d,
-                        Event::Rto(f),
-                        self.rto_orders[f as usize].order(),
-                    );
+                    self.sched
+                        .schedule_ordered(d, Event::Rto(f), self.hot[f as usize].rto.order());
                 }
                 None => {}
             }

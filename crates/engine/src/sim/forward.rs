@@ -38,15 +38,16 @@ impl Sim {
     /// `hops`, and how many.
     #[inline(always)]
     fn route(&self, flow: u32, dir: u8) -> (u32, u32) {
-        debug_assert!((flow as usize) < self.route_at.len() && dir < 2);
+        debug_assert!((flow as usize) < self.hot.len() && dir < 2);
         // SAFETY: every packet is made by its flow's agent with the flow's
         // id, and `Sim::new` (build.rs) asserts that flow ids are their
-        // indexes and pushes one `route_at` entry per flow;
+        // indexes and pushes one `hot` entry per flow;
         // `dir` is FORWARD or REVERSE (packet.rs), and the entry has both.
         unsafe {
             *self
-                .route_at
+                .hot
                 .get_unchecked(flow as usize)
+                .route
                 .get_unchecked(dir as usize)
         }
     }
@@ -79,8 +80,8 @@ impl Sim {
     /// that these receivers take packets without events again (their
     /// delivery events, still queued, find nothing left).
     pub(super) fn release_held(&mut self, end: SimTime) {
-        for r in 0..self.route_at.len() {
-            let (at, len) = self.route_at[r][FORWARD as usize];
+        for r in 0..self.hot.len() {
+            let (at, len) = self.hot[r].route[FORWARD as usize];
             let last = self.hops[(at + len - 1) as usize];
             if last.next != Next::Receiver {
                 continue;
@@ -247,19 +248,19 @@ impl Sim {
         if self.past_a_pending_mark(at) {
             return false;
         }
-        debug_assert!((f as usize) < self.agents.len() && (f as usize) < self.flows.len());
+        debug_assert!((f as usize) < self.agents.len() && (f as usize) < self.hot.len());
         // SAFETY: `f` is a packet's flow id; `Sim::new` asserts that flow ids
-        // are their indexes and pushes one agent and one `FlowInfo` per flow.
-        let (agent, info) = unsafe {
+        // are their indexes and pushes one agent and one `FlowHot` per flow.
+        let (agent, hot) = unsafe {
             (
                 self.agents.get_unchecked(f as usize),
-                self.flows.get_unchecked(f as usize),
+                self.hot.get_unchecked(f as usize),
             )
         };
         let Agent::Tcp { snd, .. } = agent else {
             return false;
         };
-        snd.rto_deadline().map_or(true, |d| at < d) && at < snd.pace_entry() && at < info.stop
+        snd.rto_deadline().map_or(true, |d| at < d) && at < snd.pace_entry() && at < hot.stop
     }
 
     /// A threshold dropper on link `l` started a congestion event: it picks

@@ -11,7 +11,11 @@ fn run(json: &str, chain: bool) -> RunOutput {
     let sc = Scenario::from_json(json).unwrap();
     let mut sim = Sim::new(&Plan::from_scenario(&sc).unwrap());
     if !chain {
-        for &[(at, len), _] in &sim.route_at {
+        for &FlowHot {
+            route: [(at, len), _],
+            ..
+        } in &sim.hot
+        {
             sim.hops[(at + len - 1) as usize].next = Next::Event;
         }
     }
@@ -360,4 +364,11 @@ fn an_untraced_run_streams_nothing() {
         serde_json::to_value(&out.summary).unwrap(),
         serde_json::to_value(&Sim::new(&plan).run().summary).unwrap()
     );
+}
+
+#[test]
+fn a_flows_hot_record_is_one_cache_line() {
+    assert_eq!(std::mem::size_of::<FlowHot>(), 64);
+    assert_eq!(std::mem::align_of::<FlowHot>(), 64);
+    assert_eq!(std::mem::align_of::<Agent>(), 64);
 }
