@@ -740,7 +740,7 @@ mod tests {
     }
 
     /// The same check with events scheduled before the last one popped
-    /// (into the current window, before a window's spent head, and before
+    /// (into the current window, before a window's first event, and before
     /// the calendar's floor), bursts large enough to re-shape the calendar
     /// with ties pending, and the pop count.
     #[test]

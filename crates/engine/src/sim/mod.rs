@@ -32,11 +32,6 @@ use crate::traffic::udp::UdpSource;
 use forward::Hop;
 use measure::FlowCount;
 
-/// A flow's agent. Aligned to cache lines: at 10^4 flows every packet's
-/// agent is out of the cache, and an unaligned one (the vector's entries
-/// follow one another) spread the sink's fields and the sender's pointer
-/// over one line more.
-#[repr(align(64))]
 enum Agent {
     Tcp {
         snd: Box<TcpSender>,
