@@ -212,7 +212,13 @@ class Context:
             # every part just written was refused on reading back: say where, never a KeyError
             raise UserError(f"sweep {name}: no result could be read back from {where / 'store'}; "
                             "see the warnings above")
-        df = df[df["key"].isin(keys)].copy()
+        df = df[df["key"].isin(keys)]
+        # the points in the grid's order, not the order they finished in (which depends on
+        # the workers, and on the other claims' runs beside them): the same frame every time
+        order: dict[str, int] = {}
+        for p in planned:
+            order.setdefault(p.key, len(order))
+        df = df.iloc[df["key"].map(order).to_numpy().argsort(kind="stable")].reset_index(drop=True)
         bad = df[df["status"] != "ok"]
         if len(bad):
             raise UserError(f"sweep {name}: {len(bad)} point(s) failed, e.g. {bad['error'].iloc[0]}")
