@@ -603,3 +603,39 @@ def test_a_failing_claim_lets_the_other_papers_finish_then_raises(tmp_path, monk
         rep.reproduce_all(["parallel-aimd", "triple-slowstart"], ["C1", "D3"], "tiny", out=tmp_path, jobs=2)
     assert (tmp_path / "triple-slowstart" / "claims.json").is_file()
     assert not (tmp_path / "parallel-aimd" / "claims.json").exists()
+
+
+def test_ctrl_c_stops_the_claims_under_way_and_drops_those_not_started(tmp_path, monkeypatch):
+    """More claims than claim threads: on Ctrl-C those under way stop at their next wait
+    for a run, those not started never start, and no paper is written."""
+    import os
+    import signal
+    import threading
+    import time
+
+    import tcplab.reproduce as rep
+
+    paper = load_paper("parallel-aimd")
+    started = []
+
+    def waits_for_runs(ctx):
+        started.append(ctx)
+        for i in range(200):  # 10 s of waiting for runs, unless stopped
+            if i == 4 and ctx is started[0]:
+                os.kill(os.getpid(), signal.SIGINT)
+            ctx.claims.pool.check()
+            time.sleep(0.05)
+        raise AssertionError("not stopped")
+
+    for c in paper.claims:
+        monkeypatch.setattr(c, "check", waits_for_runs)
+    t0 = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        rep.reproduce_all(["parallel-aimd"], None, "tiny", out=tmp_path, jobs=2)
+    assert time.perf_counter() - t0 < 3
+    assert 1 <= len(started) <= 3 < len(paper.claims), "the claims not started were dropped"
+    assert not (tmp_path / "parallel-aimd" / "claims.json").exists()
+    deadline = time.monotonic() + 2  # the idle workers end as soon as they see the pool shut
+    while [t for t in threading.enumerate() if t.name.startswith("tcplab-")] and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not [t for t in threading.enumerate() if t.name.startswith("tcplab-")], "no thread left running"

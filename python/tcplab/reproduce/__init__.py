@@ -826,15 +826,18 @@ def reproduce_all(papers: list[str], claims: list[str] | None = None, mode: str 
 
     # one more claim than workers: while a claim draws its figures, the others keep them busy
     runners = cf.ThreadPoolExecutor(max_workers=shared.pool.jobs + 1, thread_name_prefix="tcplab-claim")
-    futures = [runners.submit(one, j, i) for j in live for i in range(len(j.chosen))]
+    futures: list = []
     try:
+        futures.extend(runners.submit(one, j, i) for j in live for i in range(len(j.chosen)))
         pending = set(futures)
         while pending:
             _, pending = cf.wait(pending, timeout=0.2)
     except BaseException:
         shared.pool.stop()
         runners.shutdown(wait=False, cancel_futures=True)
-        cf.wait(futures)  # each claim stops at its next wait for a run (within 0.1 s) or its end
+        # each claim under way stops at its next wait for a run (within 0.1 s) or its end; the
+        # claims not started are cancelled (never "done" for cf.wait: not waited for)
+        cf.wait([f for f in futures if not f.cancelled()])
         raise
     finally:
         runners.shutdown(wait=True, cancel_futures=True)
