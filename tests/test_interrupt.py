@@ -133,3 +133,34 @@ def test_tcplab_run_exits_143_on_sigterm_and_writes_nothing(tmp_path):
     assert rc == 143, err
     assert "interrupted (SIGTERM)" in err and "Traceback" not in err
     assert sorted(os.listdir(tmp_path)) == [], "neither the output nor its temporary folder (nor the streamed traces)"
+
+
+def test_reproduce_of_several_papers_at_once_stops_promptly_leaving_no_temporary_file(tmp_path):
+    """Claims of two papers run concurrently on two workers: Ctrl-C stops both claims
+    (the runs in flight end first), writes no verdict and leaves no temporary file."""
+    out, cache = tmp_path / "rep", tmp_path / "cache"
+    cmd = [sys.executable, "-m", "tcplab.cli", "reproduce", "all", "--claims", "B1,C6", "--quick", "--jobs", "2",
+           "--out", str(out), "--cache", str(cache)]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    try:
+        deadline = time.monotonic() + 120
+        while not list(cache.glob("reproduce/sweeps/*/*/store/part-*.parquet")):
+            assert p.poll() is None, f"ended before its sweep stored a part: {p.communicate()}"
+            assert time.monotonic() < deadline, "no part stored in 120 s"
+            time.sleep(0.02)
+        t0 = time.perf_counter()
+        p.send_signal(signal.SIGINT)
+        rc = p.wait(timeout=60)
+        waited = time.perf_counter() - t0
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    err = p.stderr.read()
+    assert rc == 130, err[-2000:]
+    assert "interrupted" in err and "Traceback" not in err, err[-2000:]
+    # the points and the traced run in flight finish (a quick point: well under a second)
+    assert waited < 10, f"took {waited:.1f} s to stop"
+    assert not list(out.glob("*/claims.json")) and not (out / "index.html").exists()
+    left = [p for p in [*out.rglob("*"), *cache.rglob("*")] if ".tmp" in p.name]
+    assert not left, left

@@ -528,3 +528,114 @@ def test_a_cached_run_is_a_result_and_a_reduction_is_named_in_its_entry(tmp_path
     entries = {p.name: _json.loads((p / "run.json").read_text()) for p in (tmp_path / "cache" / "reproduce" / "runs").iterdir()}
     assert sorted(e["reduction"] is None for e in entries.values()) == [False, True]
     assert any(str(e["reduction"]).endswith("keep") for e in entries.values())
+
+
+# --- claims run concurrently ---------------------------------------------------------------------
+
+
+def _comparable_report(out):
+    """Each paper's claims.json without wall times, and its data tables."""
+    got = {}
+    for path in sorted(out.glob("*/claims.json")):
+        got[path.parent.name] = [{k: v for k, v in r.items() if k != "wall_s"} for r in json.loads(path.read_text())]
+    for path in sorted(out.glob("*/data/*.parquet")):
+        got[str(path.relative_to(out))] = pd.read_parquet(path)
+    return got
+
+
+def test_concurrent_claims_give_the_serial_results_on_at_most_jobs_workers(tmp_path, monkeypatch):
+    """Claims of several papers at once (the default) report what `--jobs 1`, one claim
+    after another, reports; never more than --jobs runs (sweep points and traced runs)
+    go on at once, and more than one does."""
+    import threading
+
+    import tcplab.reproduce as rep
+    from tcplab.sweep import executors
+
+    running, peak, guard = [0], [0], threading.Lock()
+
+    def counted(real):
+        def run(*args, **kwargs):
+            with guard:
+                running[0] += 1
+                peak[0] = max(peak[0], running[0])
+            try:
+                return real(*args, **kwargs)
+            finally:
+                with guard:
+                    running[0] -= 1
+        return run
+
+    claims = "B1,B2,B3,D3"  # sweeps, traced runs, a table two B claims share, two papers
+    serial, concurrent = tmp_path / "serial", tmp_path / "concurrent"
+    assert main(["reproduce", "all", "--claims", claims, "--tiny", "--jobs", "1", "--out", str(serial),
+                 "--cache", str(tmp_path / "c1")]) == 0
+    monkeypatch.setattr(executors, "run_task", counted(executors.run_task))
+    monkeypatch.setattr(rep, "_traced_run", counted(rep._traced_run))
+    assert main(["reproduce", "all", "--claims", claims, "--tiny", "--jobs", "2", "--out", str(concurrent),
+                 "--cache", str(tmp_path / "c2")]) == 0
+    assert peak[0] == 2, f"{peak[0]} runs at once with --jobs 2"
+    want, got = _comparable_report(serial), _comparable_report(concurrent)
+    assert list(got) == list(want) and len(want) > 2
+    for name in want:
+        if isinstance(want[name], pd.DataFrame):
+            pd.testing.assert_frame_equal(got[name], want[name], obj=name)
+        else:
+            assert got[name] == want[name], name
+    for paper in ("alpha-beta", "triple-slowstart"):
+        assert (concurrent / paper / "index.html").is_file()
+        figures = {p.name for p in (serial / paper).glob("*.png")}
+        assert figures and {p.name for p in (concurrent / paper).glob("*.png")} == figures
+    assert (concurrent / "index.html").is_file()
+
+
+def test_a_failing_claim_lets_the_other_papers_finish_then_raises(tmp_path, monkeypatch):
+    import tcplab.reproduce as rep
+
+    paper = load_paper("parallel-aimd")
+    claim = next(c for c in paper.claims if c.id == "C1")
+
+    def broken(ctx):
+        raise RuntimeError("broken check")
+
+    monkeypatch.setattr(claim, "check", broken)
+    with pytest.raises(RuntimeError, match="broken check"):
+        rep.reproduce_all(["parallel-aimd", "triple-slowstart"], ["C1", "D3"], "tiny", out=tmp_path, jobs=2)
+    assert (tmp_path / "triple-slowstart" / "claims.json").is_file()
+    assert not (tmp_path / "parallel-aimd" / "claims.json").exists()
+
+
+def test_ctrl_c_stops_the_claims_under_way_and_drops_those_not_started(tmp_path, monkeypatch):
+    """More claims than claim threads: on Ctrl-C those under way stop at their next wait
+    for a run, those not started never start, and no paper is written."""
+    import os
+    import signal
+    import threading
+    import time
+
+    import tcplab.reproduce as rep
+
+    paper = load_paper("parallel-aimd")
+    started = []
+
+    def waits_for_runs(ctx):
+        started.append(ctx)
+        for i in range(200):  # 10 s of waiting for runs, unless stopped
+            if i == 4 and ctx is started[0]:
+                os.kill(os.getpid(), signal.SIGINT)
+            ctx.claims.pool.check()
+            time.sleep(0.05)
+        raise AssertionError("not stopped")
+
+    for c in paper.claims:
+        monkeypatch.setattr(c, "check", waits_for_runs)
+    t0 = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        rep.reproduce_all(["parallel-aimd"], None, "tiny", out=tmp_path, jobs=2)
+    assert time.perf_counter() - t0 < 3
+    assert 1 <= len(started) <= 3 < len(paper.claims), "the claims not started were dropped"
+    assert not (tmp_path / "parallel-aimd" / "claims.json").exists()
+    deadline = time.monotonic() + 2  # the idle workers end as soon as they see the pool shut
+    while [t for t in threading.enumerate() if t.name.startswith("tcplab-")] and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not [t for t in threading.enumerate() if t.name.startswith("tcplab-")], "no thread left running"

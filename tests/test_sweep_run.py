@@ -174,3 +174,85 @@ def test_local_and_ray_executors_store_identical_rows(tmp_path):
     assert ray_out.computed == 12 and ray_out.failed_now == 0
     pd.testing.assert_frame_equal(comparable(Store(tmp_path / "local").frame()),
                                   comparable(Store(tmp_path / "ray").frame()))
+
+
+def test_two_sweeps_on_one_shared_pool_store_the_rows_of_their_own_pools(tmp_path, monkeypatch):
+    """`reproduce` runs several sweeps at once on one pool of --jobs workers: never
+    more than jobs points run at a time, and each sweep stores what a pool of its
+    own stores."""
+    import threading
+
+    from tcplab.sweep import executors
+
+    sw = load_sweep(write_sweep(tmp_path, SMALL))
+    run_sweep(sw, tmp_path / "alone", jobs=2, progress=False)
+    running, peak, guard = [0], [0], threading.Lock()
+    real = executors.run_task
+
+    def counted(task):
+        with guard:
+            running[0] += 1
+            peak[0] = max(peak[0], running[0])
+        try:
+            time.sleep(0.02)  # long enough for the other sweep's points to be submitted
+            return real(task)
+        finally:
+            with guard:
+                running[0] -= 1
+
+    monkeypatch.setattr(executors, "run_task", counted)
+    shared = executors.SharedPool(2)
+    try:
+        threads = [threading.Thread(target=run_sweep, args=(sw, tmp_path / f"s{i}"),
+                                    kwargs={"shared": shared, "progress": False}) for i in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        shared.stop()
+    assert peak[0] == 2, f"{peak[0]} points at once on a pool of 2"
+    want = comparable(Store(tmp_path / "alone").frame())
+    for i in range(2):
+        pd.testing.assert_frame_equal(comparable(Store(tmp_path / f"s{i}").frame()), want)
+
+
+def test_a_stopped_shared_pool_interrupts_its_sweeps_which_keep_what_they_finished(tmp_path, monkeypatch):
+    import threading
+
+    from tcplab.sweep import executors
+    from tcplab.sweep.runner import SweepInterrupted
+
+    sw = load_sweep(write_sweep(tmp_path, SMALL))
+    real = executors.run_task
+    started = threading.Event()
+
+    def slow(task):
+        started.set()
+        time.sleep(0.3)
+        return real(task)
+
+    monkeypatch.setattr(executors, "run_task", slow)
+    shared = executors.SharedPool(2)
+    caught = []
+
+    def sweep():
+        try:
+            run_sweep(sw, tmp_path / "o", shared=shared, progress=False, batch=1)
+        except BaseException as exc:  # noqa: BLE001 - the test looks at it
+            caught.append(exc)
+
+    t = threading.Thread(target=sweep)
+    t.start()
+    assert started.wait(10)
+    time.sleep(0.5)  # a few points done
+    t0 = time.perf_counter()
+    shared.stop()
+    t.join(10)
+    assert not t.is_alive() and time.perf_counter() - t0 < 1.0
+    assert len(caught) == 1 and isinstance(caught[0], SweepInterrupted), caught
+    done = caught[0].outcome.computed
+    assert 0 < done < 12
+    assert raw_counts(tmp_path / "o") == (done, done), "every point finished is stored, once"
+    with pytest.raises(executors.Stopped):
+        shared.submit(print)

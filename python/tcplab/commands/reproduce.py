@@ -40,7 +40,8 @@ def register(sub) -> None:
                         "paper era's (ns-2 before May 2001); the era verdicts go to OUT/PAPER/ns2-2001/ "
                         "and each paper's page shows both profiles side by side")
     p.add_argument("--out", metavar="DIR", default="reports", help="report directory (default: reports/)")
-    p.add_argument("--jobs", type=int, metavar="N", help="sweep workers (default: every core)")
+    p.add_argument("--jobs", type=int, metavar="N", help="workers for the runs of all claims at once (default: every "
+                   "core); 1 runs the claims one after another")
     p.add_argument("--cache", metavar="DIR", help="cache directory for runs and sweeps (default: $TCPLAB_CACHE, "
                    "else $XDG_CACHE_HOME/tcplab, else ~/.cache/tcplab)")
     p.set_defaults(func=main)
@@ -52,7 +53,7 @@ def main(args) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from tcplab.errors import UserError
-    from tcplab.reproduce import LETTERS, PAPERS, check_claim_ids, paper_slug, reproduce
+    from tcplab.reproduce import LETTERS, PAPERS, check_claim_ids, paper_slug, reproduce_all
 
     if args.jobs is not None and args.jobs < 1:
         raise UserError(f"--jobs: expected a whole number ≥ 1, got {args.jobs}")
@@ -76,13 +77,12 @@ def main(args) -> int:
                 raise UserError(f"--claims: none of {', '.join(claims)} belongs to {args.paper}")
     console = Console(stderr=True)
     t0 = time.perf_counter()
-    done = {}
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                         TextColumn("{task.fields[claim]}"), TimeElapsedColumn(), console=console)
     with progress:
-        for slug in papers:
-            done[slug] = reproduce(slug, claims, args.mode, args.engine, args.out, args.jobs, progress,
-                                   args.cache, args.profile)
+        # every paper's claims at once, their runs on --jobs workers (one after another with --jobs 1)
+        done = reproduce_all(papers, claims, args.mode, args.engine, args.out, args.jobs, progress,
+                             args.cache, args.profile)
     wall = time.perf_counter() - t0
     for slug, verdicts in done.items():
         print(f"\n{slug} ({args.out}/{slug}/index.html)")

@@ -31,7 +31,9 @@ from __future__ import annotations
 import importlib
 import json
 import re
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -157,6 +159,7 @@ class Context:
         self._pending_figures: list = []  # (figure, stem) kept until the claim's verdict
         self.cache = cache_dir(cache) / "reproduce"
         self.memo: dict = {}  # results several claims share (e.g. one table over B)
+        self.claims: _Claims | None = None  # set when claims run concurrently (`reproduce_all`)
 
     @property
     def quick(self) -> bool:
@@ -185,24 +188,37 @@ class Context:
         for p in planned:
             if p.scenario is not None:
                 _check_engine_runs(engine, p.scenario)
-        stored = Store(where).statuses() if (where / "store").is_dir() else {}
-        todo = {p.key for p in planned} - {k for k, s in stored.items() if s == "ok"}
-        if todo and self.progress is not None:
-            self.progress.stop()
-        try:
-            run_sweep(sw, where, jobs=self.jobs, planned=planned, retry_failed=True,
-                      progress=bool(todo) and self.progress is not None,
-                      console=self.progress.console if self.progress is not None else None)
-        finally:
+        if self.claims is not None:
+            # other claims run meanwhile; the sweep's points go to the shared workers, its bar
+            # onto the shared display, and a second claim of the same sweep waits for the first
+            with self.claims.released(), self.claims.store(where):
+                run_sweep(sw, where, jobs=self.jobs, planned=planned, retry_failed=True, progress=False,
+                          shared=self.claims.pool, bar=self.progress)
+        else:
+            stored = Store(where).statuses() if (where / "store").is_dir() else {}
+            todo = {p.key for p in planned} - {k for k, s in stored.items() if s == "ok"}
             if todo and self.progress is not None:
-                self.progress.start()
+                self.progress.stop()
+            try:
+                run_sweep(sw, where, jobs=self.jobs, planned=planned, retry_failed=True,
+                          progress=bool(todo) and self.progress is not None,
+                          console=self.progress.console if self.progress is not None else None)
+            finally:
+                if todo and self.progress is not None:
+                    self.progress.start()
         df = Store(where).frame()
         keys = {p.key for p in planned}
         if keys and ("key" not in df.columns or not df["key"].isin(keys).any()):
             # every part just written was refused on reading back: say where, never a KeyError
             raise UserError(f"sweep {name}: no result could be read back from {where / 'store'}; "
                             "see the warnings above")
-        df = df[df["key"].isin(keys)].copy()
+        df = df[df["key"].isin(keys)]
+        # the points in the grid's order, not the order they finished in (which depends on
+        # the workers, and on the other claims' runs beside them): the same frame every time
+        order: dict[str, int] = {}
+        for p in planned:
+            order.setdefault(p.key, len(order))
+        df = df.iloc[df["key"].map(order).to_numpy().argsort(kind="stable")].reset_index(drop=True)
         bad = df[df["status"] != "ok"]
         if len(bad):
             raise UserError(f"sweep {name}: {len(bad)} point(s) failed, e.g. {bad['error'].iloc[0]}")
@@ -237,18 +253,21 @@ class Context:
         cached = _cached_run(where, key, self.cache)
         if cached is not None:
             return cached
-        from tcplab.api import run
-        from tcplab.traces import canonical
-
-        from tcplab.progress import watching
-
-        with watching(engine, sc, self.progress):
-            res = run(sc, engine=engine)
-        res.traces = canonical(res.traces, res.links)
-        if keep is not None:
-            res.traces = dict(keep(res))
-        _save_run(res, where, None if keep is None else f"{keep.__module__}.{keep.__qualname__}", key=key)
-        return res
+        if self.claims is None:
+            return _traced_run(sc, engine, self.progress, keep, where, key)
+        # on the shared workers; a claim asking for a run another claim has under way
+        # waits for it and reads it back from the cache (its own copy, as a later run would)
+        fut, mine = self.claims.traced(key, sc, engine, self.progress, keep, where)
+        try:
+            with self.claims.released():
+                res = self.claims.pool.result(fut)
+        finally:
+            if mine:
+                self.claims.forget(key)
+        if mine:
+            return res
+        cached = _cached_run(where, key, self.cache)
+        return cached if cached is not None else _traced_run(sc, engine, self.progress, keep, where, key)
 
     def _profiled(self, scenario):
         """The scenario with the context's TCP profile on every TCP group that names
@@ -322,6 +341,22 @@ class Context:
         finally:
             for fig, _ in pending:
                 plt.close(fig)
+
+
+def _traced_run(sc: dict, engine: str, progress, keep, where: Path, key: str) -> Result:
+    """`Context.run`'s work once the cache has not got it: run, canonical traces,
+    `keep`'s reduction, stored under `where`."""
+    from tcplab.api import run
+    from tcplab.progress import watching
+    from tcplab.traces import canonical
+
+    with watching(engine, sc, progress):
+        res = run(sc, engine=engine)
+    res.traces = canonical(res.traces, res.links)
+    if keep is not None:
+        res.traces = dict(keep(res))
+    _save_run(res, where, None if keep is None else f"{keep.__module__}.{keep.__qualname__}", key=key)
+    return res
 
 
 def _save_run(run: Result, where: Path, reduction: str | None = None, key: str | None = None) -> None:
@@ -545,6 +580,8 @@ def run_claim(claim: Claim, ctx: Context) -> Verdict:
     t0 = time.perf_counter()
     try:
         out = claim.check(ctx)
+        if ctx.claims is not None:
+            ctx.claims.pool.check()  # stopped meanwhile: no figure, no data
     except EngineCannotRun as exc:
         out = Outcome("not-run", NOT_RUN, f"engine {ctx.engine}: {exc}")
     except BaseException:
@@ -591,44 +628,112 @@ def _plain(v):
     return v
 
 
-def reproduce(paper: str, claims: list[str] | None = None, mode: str = "quick", engine: str = "packet",
-              out: str | Path = "reports", jobs: int | None = None, progress=None,
-              cache: str | Path | None = None, profile: str = DEFAULT_PROFILE) -> list[Verdict]:
-    """Check the claims of one paper; write out/<paper>/{claims.json,index.html,*.png,*.svg,data/}.
-    Runs are cached in `cache` (default: `tcplab.cache.cache_dir()`, the per-user cache).
-    Returns the verdicts (empty if the paper is not written yet or no claim was selected)."""
-    from tcplab.reproduce import report
+class _Claims:
+    """Claims running concurrently (`reproduce_all`): one thread a claim, sharing
+    one pool of `jobs` engine workers (`tcplab.sweep.executors.SharedPool`), so
+    that one claim's sweep tail, figures and verdict overlap the next claims'
+    runs while no more than `jobs` runs go on at once.
 
+    A claim's own Python (its checks, figures with pyplot, which is not
+    thread-safe, the shared `memo`, the report files) runs under `lock`, one
+    claim at a time, as it did when claims ran one after another; a claim lets go
+    of it only while it waits for its runs (`released`). A sweep's store is
+    written by one claim at a time (`store`), and a traced run two claims ask for
+    is run once (`traced`)."""
+
+    def __init__(self, jobs: int | None):
+        from tcplab.sweep.executors import SharedPool
+
+        self.pool = SharedPool(jobs)
+        self.lock = threading.Lock()
+        self._guard = threading.Lock()  # for the two tables below
+        self._stores: dict[Path, threading.Lock] = {}
+        self._runs: dict[str, object] = {}  # cache key → the Future of the run under way
+
+    @contextmanager
+    def released(self):
+        """Let other claims' Python run while this claim waits (it holds `lock`)."""
+        self.lock.release()
+        try:
+            yield
+        finally:
+            self.lock.acquire()
+        self.pool.check()
+
+    @contextmanager
+    def store(self, where: Path):
+        """Hold the sweep store `where` for this claim (another claim of this process
+        running the same sweep waits here, not on the store's file lock)."""
+        with self._guard:
+            lock = self._stores.setdefault(Path(where), threading.Lock())
+        while not lock.acquire(timeout=self.pool.POLL_S):
+            self.pool.check()
+        try:
+            yield
+        finally:
+            lock.release()
+
+    def traced(self, key: str, *args):
+        """(future, mine): the run of cache key `key` under way, submitted now if it is
+        not (`mine`: submitted by this call; args as `_traced_run`'s)."""
+        with self._guard:
+            fut = self._runs.get(key)
+            if fut is not None:
+                return fut, False
+            sc, engine, progress, keep, where = args
+            fut = self._runs[key] = self.pool.submit(_traced_run, sc, engine, progress, keep, where, key)
+            return fut, True
+
+    def forget(self, key: str) -> None:
+        """The run of `key` is over (stored, or failed): a later claim reads the cache."""
+        with self._guard:
+            self._runs.pop(key, None)
+
+
+@dataclass
+class _Job:
+    """One paper's share of `reproduce_all`."""
+
+    paper: Paper
+    chosen: list[Claim]
+    partial: bool
+    ctx: Context
+    task: object = None  # its bar
+    verdicts: list = field(default_factory=list)
+    running: list[str] = field(default_factory=list)
+    left: int = 0
+    t0: float | None = None
+
+
+def _job(paper: str, claims, mode, engine, out, jobs, progress, cache, profile) -> _Job | None:
+    """What `paper` has to run (None: nothing — not written yet, or no claim selected)."""
     if mode not in MODES:
         raise UserError(f"mode: expected one of {', '.join(MODES)}, got {mode!r}")
     if profile not in PROFILES:
         raise UserError(f"--profile: expected one of {', '.join(PROFILES)}, got {profile!r}")
     p = load_paper(paper)
     if p is None:
-        return []
+        return None
     chosen = select_claims(p, claims)
     partial = bool(claims)
     if engine not in ("packet", "ns2"):
         partial = True
         chosen = [c for c in chosen if engine in c.engines]
     if not chosen:
-        return []
+        return None
     ctx = Context(p, Path(out), mode, engine, jobs, progress, cache, profile)
-    ctx.root.mkdir(parents=True, exist_ok=True)
-    t0 = time.perf_counter()
-    task = progress.add_task(p.slug, total=len(chosen), claim="") if progress is not None else None
-    verdicts = []
-    for c in chosen:
-        if progress is not None:
-            progress.update(task, claim=c.id)
-        verdicts.append(run_claim(c, ctx))
-        if progress is not None:
-            progress.update(task, advance=1)
-    wall = time.perf_counter() - t0
+    return _Job(p, chosen, partial, ctx, verdicts=[None] * len(chosen), left=len(chosen))
+
+
+def _write_paper(job: _Job, wall: float, out) -> None:
+    """claims.json, meta.json, the paper's page and the index, once all its claims have verdicts."""
+    from tcplab.reproduce import report
+
+    p, ctx, verdicts = job.paper, job.ctx, job.verdicts
     # a run of a few claims keeps the others' earlier verdicts in claims.json
     previous = {}
     path = ctx.root / "claims.json"
-    if partial and path.is_file():
+    if job.partial and path.is_file():
         try:
             previous = {d["id"]: d for d in json.loads(path.read_text())}
         except (json.JSONDecodeError, KeyError, TypeError):
@@ -641,9 +746,123 @@ def reproduce(paper: str, claims: list[str] | None = None, mode: str = "quick", 
     # claims.json stays the plain list scripts rely on; what wrote it sits beside it
     from tcplab.provenance import metadata
 
-    meta = metadata(engine=engine, paper=p.slug, mode=mode, profile=profile,
-                    claims_run=[c.id for c in chosen], seconds=round(wall, 3))
+    meta = metadata(engine=ctx.engine, paper=p.slug, mode=ctx.mode, profile=ctx.profile,
+                    claims_run=[c.id for c in job.chosen], seconds=round(wall, 3))
     write_text(ctx.root / "meta.json", json.dumps(meta, indent=2, ensure_ascii=False, default=str) + "\n")
     report.write_paper(p, rows, ctx, wall)
     report.write_index(Path(out))
-    return verdicts
+
+
+def reproduce(paper: str, claims: list[str] | None = None, mode: str = "quick", engine: str = "packet",
+              out: str | Path = "reports", jobs: int | None = None, progress=None,
+              cache: str | Path | None = None, profile: str = DEFAULT_PROFILE) -> list[Verdict]:
+    """Check the claims of one paper; write out/<paper>/{claims.json,index.html,*.png,*.svg,data/}.
+    Runs are cached in `cache` (default: `tcplab.cache.cache_dir()`, the per-user cache).
+    Returns the verdicts (empty if the paper is not written yet or no claim was selected).
+    Its claims run concurrently as `reproduce_all` runs them."""
+    slug = paper_slug(paper)
+    return reproduce_all([slug], claims, mode, engine, out, jobs, progress, cache, profile)[slug]
+
+
+def reproduce_all(papers: list[str], claims: list[str] | None = None, mode: str = "quick",
+                  engine: str = "packet", out: str | Path = "reports", jobs: int | None = None, progress=None,
+                  cache: str | Path | None = None, profile: str = DEFAULT_PROFILE) -> dict[str, list[Verdict]]:
+    """`reproduce` each of `papers` (slugs); {slug: its verdicts}.
+
+    With `jobs` 1, or the linux engine (real time), claims run one after another,
+    paper after paper. Otherwise the claims of all the papers run concurrently
+    (`_Claims`): each sweep point and each traced run goes to one pool of `jobs`
+    workers (default: every core), so that the machine does not idle at a
+    sweep's tail or while a claim draws its figures; each paper is written when
+    its last claim has its verdict. Results are those of the serial order: a
+    claim's runs and numbers do not depend on what runs beside it. A claim that
+    fails lets the others finish (their papers are written), then its error is
+    raised; Ctrl-C or SIGTERM stops every claim within a fraction of a second
+    (the runs in flight end first) and writes no verdict of an unfinished paper."""
+    from tcplab.sweep.executors import default_jobs
+
+    jobs_ = [j for j in (_job(s, claims, mode, engine, out, jobs, progress, cache, profile) for s in papers)]
+    if (jobs or default_jobs()) == 1 or engine == "linux":
+        return {s: _serial(j, out, progress) for s, j in zip(papers, jobs_)}
+    live = [j for j in jobs_ if j is not None]
+    done = {s: (j.verdicts if j is not None else []) for s, j in zip(papers, jobs_)}
+    if not live:
+        return done
+    import concurrent.futures as cf
+
+    shared = _Claims(jobs)
+    for j in live:
+        j.ctx.claims = shared
+        j.ctx.root.mkdir(parents=True, exist_ok=True)
+        if progress is not None:
+            j.task = progress.add_task(j.paper.slug, total=len(j.chosen), claim="")
+
+    def one(job: _Job, i: int) -> None:
+        import copy
+
+        claim = job.chosen[i]
+        shared.lock.acquire()
+        try:
+            shared.pool.check()
+            if job.t0 is None:
+                job.t0 = time.perf_counter()
+            job.running.append(claim.id)
+            if progress is not None:
+                progress.update(job.task, claim=" ".join(job.running))
+            ctx = copy.copy(job.ctx)  # the claim's own figures; the paper's memo
+            ctx._pending_figures = []
+            try:
+                job.verdicts[i] = run_claim(claim, ctx)
+            finally:
+                job.running.remove(claim.id)
+                if progress is not None:
+                    progress.update(job.task, claim=" ".join(job.running))
+            job.left -= 1
+            if progress is not None:
+                progress.update(job.task, advance=1)
+            if job.left == 0:
+                shared.pool.check()
+                _write_paper(job, time.perf_counter() - job.t0, out)
+        finally:
+            shared.lock.release()
+
+    # one more claim than workers: while a claim draws its figures, the others keep them busy
+    runners = cf.ThreadPoolExecutor(max_workers=shared.pool.jobs + 1, thread_name_prefix="tcplab-claim")
+    futures: list = []
+    try:
+        futures.extend(runners.submit(one, j, i) for j in live for i in range(len(j.chosen)))
+        pending = set(futures)
+        while pending:
+            _, pending = cf.wait(pending, timeout=0.2)
+    except BaseException:
+        shared.pool.stop()
+        runners.shutdown(wait=False, cancel_futures=True)
+        # each claim under way stops at its next wait for a run (within 0.1 s) or its end; the
+        # claims not started are cancelled (never "done" for cf.wait: not waited for)
+        cf.wait([f for f in futures if not f.cancelled()])
+        raise
+    finally:
+        runners.shutdown(wait=True, cancel_futures=True)
+        shared.pool.stop()
+    errors = [f.exception() for f in futures if f.exception() is not None]
+    if errors:
+        raise errors[0]
+    return done
+
+
+def _serial(job: _Job | None, out, progress) -> list[Verdict]:
+    """A paper's claims one after another (`--jobs 1`, the linux engine)."""
+    if job is None:
+        return []
+    p, ctx = job.paper, job.ctx
+    ctx.root.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    task = progress.add_task(p.slug, total=len(job.chosen), claim="") if progress is not None else None
+    for i, c in enumerate(job.chosen):
+        if progress is not None:
+            progress.update(task, claim=c.id)
+        job.verdicts[i] = run_claim(c, ctx)
+        if progress is not None:
+            progress.update(task, advance=1)
+    _write_paper(job, time.perf_counter() - t0, out)
+    return job.verdicts

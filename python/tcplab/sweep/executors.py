@@ -18,6 +18,7 @@ threads are the default; `--pool process` is there for sweeps of many tiny point
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterable, Iterator
 
 from tcplab.errors import UserError
@@ -38,12 +39,98 @@ def _crash_row(task: dict, why: str) -> dict:
     return {"key": task["key"], "status": "failed", "error": why, "wall_s": None, "metrics": {}}
 
 
-def run_local(tasks: Iterable[dict], jobs: int | None = None, pool: str = DEFAULT_POOL) -> Iterator[dict]:
-    """Run tasks on this machine: `jobs` workers (default: every core)."""
+class Stopped(KeyboardInterrupt):
+    """A `SharedPool` was stopped (the command got Ctrl-C or SIGTERM in its main
+    thread): raised in the threads waiting on the pool, so that each stops as it
+    would on the signal itself (a sweep stores what it finished)."""
+
+
+class SharedPool:
+    """One pool of `jobs` worker threads that several sweeps, and single runs, use
+    at once (`tcplab reproduce` running claims concurrently): never more than
+    `jobs` engine runs in flight whoever submits them, and the points of one
+    sweep's tail run beside those of the next. `stop()` (from the main thread, on
+    Ctrl-C) makes every wait on it raise `Stopped` within `POLL_S`, drops what has
+    not started, and lets the runs in flight finish (a thread cannot be killed;
+    the packet engine polls signals in the main thread only)."""
+
+    POLL_S = 0.1
+
+    def __init__(self, jobs: int | None = None):
+        import concurrent.futures as cf
+
+        self.jobs = jobs or default_jobs()
+        self.stopped = threading.Event()
+        self.executor = cf.ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="tcplab-worker")
+
+    def submit(self, fn, /, *args, **kwargs):
+        self.check()
+        return self.executor.submit(fn, *args, **kwargs)
+
+    def check(self) -> None:
+        if self.stopped.is_set():
+            raise Stopped()
+
+    def wait(self, futures, return_when="FIRST_COMPLETED"):
+        """`concurrent.futures.wait`, raising `Stopped` once the pool is stopped."""
+        import concurrent.futures as cf
+
+        while True:
+            self.check()
+            done, pending = cf.wait(futures, timeout=self.POLL_S, return_when=return_when)
+            self.check()  # stop() sets the flag before it cancels: no cancelled future is handed out
+            if done and (return_when == cf.FIRST_COMPLETED or not pending):
+                return done, pending
+
+    def result(self, future):
+        """The future's result; on `Stopped`, the future is cancelled if it has not started."""
+        try:
+            self.wait([future])
+        except BaseException:
+            future.cancel()
+            raise
+        return future.result()
+
+    def stop(self) -> None:
+        self.stopped.set()
+        self.executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _run_shared(tasks: Iterable[dict], shared: SharedPool) -> Iterator[dict]:
+    """`run_local` on a `SharedPool`: at most 2 × jobs of this sweep's tasks queued
+    or running at once (the pool's workers run them in submission order, whichever
+    sweep they come from)."""
+    it = iter(tasks)
+    inflight: dict = {}
+    try:
+        while True:
+            while len(inflight) < 2 * shared.jobs:
+                task = next(it, None)
+                if task is None:
+                    break
+                inflight[shared.submit(run_task, task)] = task
+            if not inflight:
+                return
+            done, _ = shared.wait(inflight)
+            for fut in done:
+                inflight.pop(fut)
+                yield fut.result()  # run_task never raises
+    finally:
+        for fut in inflight:
+            fut.cancel()
+
+
+def run_local(tasks: Iterable[dict], jobs: int | None = None, pool: str = DEFAULT_POOL,
+              shared: SharedPool | None = None) -> Iterator[dict]:
+    """Run tasks on this machine: `jobs` workers (default: every core), or the
+    workers of `shared` (then `jobs` and `pool` are its)."""
     import concurrent.futures as cf
     import multiprocessing as mp
     from concurrent.futures.process import BrokenProcessPool
 
+    if shared is not None:
+        yield from _run_shared(tasks, shared)
+        return
     jobs = jobs or default_jobs()
     if pool not in POOLS:
         raise UserError(f"--pool: expected one of {', '.join(POOLS)}, got {pool!r}")

@@ -138,20 +138,27 @@ def run_sweep(
     progress: bool = True,
     console=None,
     planned: list[Planned] | None = None,
+    shared=None,
+    bar=None,
 ) -> Outcome:
     """Run the points of `sweep` not yet stored under `out_dir`; return what happened.
     Ctrl-C or SIGTERM (`tcplab.interrupts`) stores the points finished and raises
-    `SweepInterrupted` (a KeyboardInterrupt) with the outcome so far."""
+    `SweepInterrupted` (a KeyboardInterrupt) with the outcome so far.
+
+    `shared`: a `tcplab.sweep.executors.SharedPool` to run the points on (local
+    executor; other sweeps may be using it at the same time), instead of a pool
+    of the sweep's own. `bar`: a running rich Progress to draw the sweep's bar
+    on (as a task, removed when the sweep ends) instead of one of its own."""
     t0 = time.perf_counter()
     planned = planned if planned is not None else plan(sweep)
     store = Store(out_dir)
-    with store.lock(console if progress else None):  # one writer at a time; a second one waits
+    with store.lock(bar.console if bar is not None else console if progress else None):  # one writer at a time
         return _run_locked(sweep, store, planned, t0, executor, jobs, pool, address, batch, retry_failed,
-                           progress, console)
+                           progress, console, shared, bar)
 
 
 def _run_locked(sweep, store, planned, t0, executor, jobs, pool, address, batch, retry_failed, progress,
-                console) -> Outcome:
+                console, shared=None, shared_bar=None) -> Outcome:
     from tcplab.sweep import executors
 
     out_dir = store.root
@@ -196,9 +203,9 @@ def _run_locked(sweep, store, planned, t0, executor, jobs, pool, address, batch,
     tasks = ({"key": p.key, "engine": sweep.engine, "scenario": p.scenario} for p in runnable)
     if sweep.engine == "linux":
         # real time: two runs at once would share the CPUs (and the timing)
-        jobs = 1
+        jobs, shared = 1, None
     if executor == "local":
-        results = executors.run_local(tasks, jobs, pool or executors.DEFAULT_POOL)
+        results = executors.run_local(tasks, jobs, pool or executors.DEFAULT_POOL, shared=shared)
     elif executor == "ray":
         results = executors.run_ray(tasks, address, jobs)
     else:
@@ -206,25 +213,32 @@ def _run_locked(sweep, store, planned, t0, executor, jobs, pool, address, batch,
 
     store.write_meta(meta)
     store.clean_stale()
-    bar = _progress(console) if progress else None
+    bar = shared_bar if shared_bar is not None else _progress(console) if progress else None
+    task_id = None
     try:
         if bar is not None:
-            bar.start()
-            if outcome.stored_before:
+            if shared_bar is None:
+                bar.start()
+            if outcome.stored_before and (shared_bar is None or todo):
                 bar.console.print(f"[dim]{outcome.stored_before} of {outcome.unique_keys} points already stored in "
                                   f"{store.parts}; computing the other {len(todo)}[/dim]")
             from rich.markup import escape
 
             from tcplab.console import shown
 
-            task_id = bar.add_task(escape(shown(sweep.name, 60)), total=len(todo), failed=0)
+            if shared_bar is None:
+                task_id = bar.add_task(escape(shown(sweep.name, 60)), total=len(todo), failed=0)
+            elif todo:
+                from tcplab.progress import _fields
+
+                task_id = bar.add_task(escape(shown(sweep.name, 60)), total=len(todo), **_fields(bar))
         for p in invalid:
             finish(p, {"status": "failed", "error": p.error, "wall_s": 0.0, "metrics": {}})
-            if bar is not None:
+            if task_id is not None:
                 bar.update(task_id, advance=1, failed=outcome.failed_now)
         for result in results:
             finish(todo[result["key"]], result)
-            if bar is not None:
+            if task_id is not None:
                 bar.update(task_id, advance=1, failed=outcome.failed_now)
         flush()
     except KeyboardInterrupt as exc:
@@ -234,7 +248,10 @@ def _run_locked(sweep, store, planned, t0, executor, jobs, pool, address, batch,
         raise SweepInterrupted(outcome, exc) from None
     finally:
         results.close()
-        if bar is not None:
+        if shared_bar is not None:
+            if task_id is not None:
+                bar.remove_task(task_id)
+        elif bar is not None:
             bar.stop()
     outcome.wall_s = time.perf_counter() - t0
     outcome.failures = failures(store, planned)
