@@ -42,6 +42,31 @@ def test_sigint_interrupts_the_engine_within_a_second():
     assert stopped - fired[0] < 0.5, f"took {stopped - fired[0]:.2f} s to stop"
 
 
+def test_cancel_runs_stops_a_run_on_a_worker_thread_and_not_the_next_one():
+    """Signal handlers run in the main thread only: a run on a worker thread (a
+    sweep's point, reproduce's shared pool) stops on Ctrl-C because what stops calls
+    `cancel_runs`; a run started after it is not affected."""
+    from tcplab.scenario import _core
+    from tcplab.sweep.executors import SharedPool
+
+    pool = SharedPool(1)
+    started = time.perf_counter()
+    fut = pool.executor.submit(tcplab.run, ROOT / "scenarios" / "b-dumbbell.toml",
+                               overrides=[s for s in LONG if s != "--set"])
+    time.sleep(1.0)
+    assert not fut.done(), "the run ended before it was stopped: make it longer"
+    fired = time.perf_counter()
+    pool.stop()
+    with pytest.raises(KeyboardInterrupt, match="cancelled"):
+        fut.result(timeout=30)
+    stopped = time.perf_counter()
+    assert stopped - fired < 0.5, f"took {stopped - fired:.2f} s to stop ({stopped - started:.1f} s in all)"
+    # a run after the cancel goes to its end
+    res = tcplab.run(ROOT / "scenarios" / "b-dumbbell.toml", overrides={"duration": "30s", "warmup": "5s"})
+    assert res.metrics["normalized_throughput"] > 0
+    _core().cancel_runs()  # with nothing in flight: nothing to stop, and no error
+
+
 # the child imports everything before it says it is ready, so that the signal
 # finds it in the engine, not in an import
 CHILD = """

@@ -6,12 +6,27 @@
 //! records for 100 flows) cost Python more than the rest of a short run's
 //! result handling.
 
-use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use tcplab_engine::record::Column;
 use tcplab_engine::scenario::{Plan, Scenario, Variant};
 use tcplab_engine::sim::{FlowResult, LinkResult, RunSummary};
+
+/// Bumped by [`cancel_runs`]: a run that started before stops at its next
+/// poll of `run_until_stopped` (every 2^15 events).
+static CANCELS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Stop every packet-engine run in flight in this process, whatever thread
+/// runs it: each raises KeyboardInterrupt within a few ms of work. Python
+/// runs signal handlers in the main thread only, so a run on a worker thread
+/// (a sweep's point, `tcplab reproduce`'s shared pool) never sees Ctrl-C
+/// itself; what stops on Ctrl-C calls this. Runs started after it are not
+/// affected.
+#[pyfunction]
+fn cancel_runs() {
+    CANCELS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+}
 
 fn scenario_error(e: tcplab_engine::scenario::ScenarioError) -> PyErr {
     PyValueError::new_err(e.to_string())
@@ -195,6 +210,7 @@ fn run_scenario<'py>(
     trace_rows: usize,
 ) -> PyResult<(String, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     let text = scenario_json.to_owned();
+    let epoch = CANCELS.load(std::sync::atomic::Ordering::SeqCst);
     let (sc, out) = py.detach(move || -> PyResult<_> {
         let sc = Scenario::from_json(&text)
             .and_then(|s| s.resolve())
@@ -215,12 +231,17 @@ fn run_scenario<'py>(
             sim = sim.spill_traces(dir, trace_rows);
         }
         let out = sim.run_until_stopped(|| {
+            if CANCELS.load(std::sync::atomic::Ordering::Relaxed) != epoch {
+                return true;
+            }
             raised = Python::attach(|py| py.check_signals().err());
             raised.is_some()
         });
         match out {
             Some(out) => Ok((sc, out)),
-            None => Err(raised.expect("a run stops only on a raised signal")),
+            None => Err(raised.unwrap_or_else(|| {
+                PyKeyboardInterrupt::new_err("the run was cancelled: tcplab is stopping")
+            })),
         }
     })?;
     if let Some(e) = out.trace_error {
@@ -372,6 +393,7 @@ fn split_quantity(text: &str) -> Option<(String, String)> {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resolve_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(cancel_runs, m)?)?;
     m.add_function(wrap_pyfunction!(estimate_budget, m)?)?;
     m.add_function(wrap_pyfunction!(udp_departures, m)?)?;
     m.add_function(wrap_pyfunction!(link_outages, m)?)?;

@@ -51,8 +51,9 @@ class SharedPool:
     `jobs` engine runs in flight whoever submits them, and the points of one
     sweep's tail run beside those of the next. `stop()` (from the main thread, on
     Ctrl-C) makes every wait on it raise `Stopped` within `POLL_S`, drops what has
-    not started, and lets the runs in flight finish (a thread cannot be killed;
-    the packet engine polls signals in the main thread only)."""
+    not started, and stops the packet-engine runs in flight (`cancel_engine_runs`:
+    a thread cannot be killed, and the engine sees signals in the main thread only;
+    an ns-2 run in flight goes on to its end)."""
 
     POLL_S = 0.1
 
@@ -94,6 +95,20 @@ class SharedPool:
     def stop(self) -> None:
         self.stopped.set()
         self.executor.shutdown(wait=False, cancel_futures=True)
+        cancel_engine_runs()
+
+
+def cancel_engine_runs() -> None:
+    """Stop the packet-engine runs in flight on worker threads (they raise
+    KeyboardInterrupt within a few ms of work): signal handlers run in the main
+    thread only, so a worker's run would otherwise go on to its end, and the
+    interpreter waits for it on exit."""
+    try:
+        from tcplab.scenario import _core
+
+        _core().cancel_runs()
+    except Exception:  # no engine built (a pure-Python use): nothing runs
+        pass
 
 
 def _run_shared(tasks: Iterable[dict], shared: SharedPool) -> Iterator[dict]:
@@ -180,6 +195,10 @@ def run_local(tasks: Iterable[dict], jobs: int | None = None, pool: str = DEFAUL
                 inflight.clear()
                 ex.shutdown(wait=False, cancel_futures=True)
                 ex = make()
+    except (KeyboardInterrupt, GeneratorExit):  # Ctrl-C, or the consumer gave up: runs in flight stop
+        if pool == "thread":
+            cancel_engine_runs()
+        raise
     finally:
         ex.shutdown(wait=False, cancel_futures=True)
 
