@@ -1,6 +1,7 @@
 """Running sweeps: one row per point, failures recorded, interrupted sweeps resume
 without losing or repeating a point, every executor gives the same rows."""
 
+import io
 import os
 import signal
 import subprocess
@@ -215,6 +216,37 @@ def test_two_sweeps_on_one_shared_pool_store_the_rows_of_their_own_pools(tmp_pat
     want = comparable(Store(tmp_path / "alone").frame())
     for i in range(2):
         pd.testing.assert_frame_equal(comparable(Store(tmp_path / f"s{i}").frame()), want)
+
+
+def test_a_sweep_on_a_shared_progress_shows_its_failed_points_and_rate(tmp_path):
+    """On reproduce's Progress (no columns of the sweep's own) a sweep's bar says how
+    many points failed and how fast they go in that Progress's text field, as its
+    own bar's columns do."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from tcplab.sweep import executors
+
+    shown = []
+
+    class Recording(Progress):
+        def update(self, task_id, **kw):
+            if "claim" in kw:
+                shown.append(kw["claim"])
+            super().update(task_id, **kw)
+
+    bar = Recording(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TextColumn("{task.fields[claim]}"), console=Console(file=io.StringIO()))
+    sw = load_sweep(write_sweep(tmp_path, SMALL))
+    shared = executors.SharedPool(2)
+    try:
+        with bar:
+            out = run_sweep(sw, tmp_path / "o", shared=shared, bar=bar)
+    finally:
+        shared.stop()
+    assert out.computed == len(shown) > 0
+    assert all(t.startswith(f"{out.failed_now} failed · ") and t.endswith(" pt/s") for t in shown), shown
+    assert any(t[-6].isdigit() for t in shown), shown  # a rate once points have finished
 
 
 def test_a_stopped_shared_pool_interrupts_its_sweeps_which_keep_what_they_finished(tmp_path, monkeypatch):
