@@ -1,6 +1,7 @@
 """Ctrl-C stops a packet-engine run at once: the engine runs with the GIL
 released and polls for Python's pending signals every few ms of work."""
 
+import contextlib
 import json
 import os
 import signal
@@ -20,6 +21,33 @@ ROOT = Path(__file__).resolve().parent.parent
 LONG = ["--set", "duration=2000s", "--set", "flows.tcp.count=100",
         "--set", "topology.bottleneck.rate=100Mbps", "--set", "topology.access.rate=1Gbps",
         "--set", "topology.sink_access.rate=1Gbps"]
+
+
+def _signal(p, sig, timeout):
+    """Send `sig` to the child `p` and wait for it to exit: (exit code, seconds it took)."""
+    t0 = time.perf_counter()
+    p.send_signal(sig)
+    rc = p.wait(timeout=timeout)
+    return rc, time.perf_counter() - t0
+
+
+@contextlib.contextmanager
+def _reaped(p):
+    """Whatever the test asserts, the child does not outlive it."""
+    try:
+        yield p
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
+def _until_a_sweep_part_is_stored(p, cache):
+    deadline = time.monotonic() + 120
+    while not list(cache.glob("reproduce/sweeps/*/*/store/part-*.parquet")):
+        assert p.poll() is None, f"ended before its sweep stored a part: {p.communicate()}"
+        assert time.monotonic() < deadline, "no part stored in 120 s"
+        time.sleep(0.02)
 
 
 def test_sigint_interrupts_the_engine_within_a_second():
@@ -84,18 +112,11 @@ def test_tcplab_run_exits_130_on_sigint_and_writes_nothing(tmp_path):
     p = subprocess.Popen([sys.executable, "-c", CHILD, "run", str(ROOT / "scenarios" / "b-dumbbell.toml"),
                           *LONG, "--out", str(out)],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
-    try:
+    with _reaped(p):
         assert p.stdout.readline().strip() == "ready"
         time.sleep(2.0)  # parsed, resolved and well into the run
         assert p.poll() is None, "the run ended before it was interrupted"
-        t0 = time.perf_counter()
-        p.send_signal(signal.SIGINT)
-        rc = p.wait(timeout=10)
-        waited = time.perf_counter() - t0
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
+        rc, waited = _signal(p, signal.SIGINT, 10)
     assert rc == 130, p.stderr.read()
     # the engine stops within ms (test above); the rest is the interpreter's
     # exit (numpy, pandas, pyarrow), over 1 s on a loaded 2-core machine
@@ -113,18 +134,9 @@ def test_reproduce_stopped_in_its_sweep_writes_no_verdict_and_resumes(tmp_path, 
     cmd = [sys.executable, "-m", "tcplab.cli", "reproduce", "C", "--claims", "C6", "--quick", "--out", str(out),
            "--cache", str(cache)]
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
-    try:
-        deadline = time.monotonic() + 120
-        while not list(cache.glob("reproduce/sweeps/*/*/store/part-*.parquet")):
-            assert p.poll() is None, f"ended before its sweep stored a part: {p.communicate()}"
-            assert time.monotonic() < deadline, "no part stored in 120 s"
-            time.sleep(0.02)
-        p.send_signal(sig)
-        rc = p.wait(timeout=60)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
+    with _reaped(p):
+        _until_a_sweep_part_is_stored(p, cache)
+        rc, _ = _signal(p, sig, 60)
     err = p.stderr.read()
     assert rc == code, err[-2000:]
     assert "interrupted" in err and "Traceback" not in err, err[-2000:]
@@ -144,16 +156,11 @@ def test_tcplab_run_exits_143_on_sigterm_and_writes_nothing(tmp_path):
     p = subprocess.Popen([sys.executable, "-c", CHILD, "run", str(ROOT / "scenarios" / "b-dumbbell.toml"),
                           *LONG, "--trace", "cwnd", "--force", "--out", str(out)],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
-    try:
+    with _reaped(p):
         assert p.stdout.readline().strip() == "ready"
         time.sleep(2.0)
         assert p.poll() is None, "the run ended before it was stopped"
-        p.send_signal(signal.SIGTERM)
-        rc = p.wait(timeout=10)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
+        rc, _ = _signal(p, signal.SIGTERM, 10)
     err = p.stderr.read()
     assert rc == 143, err
     assert "interrupted (SIGTERM)" in err and "Traceback" not in err
@@ -162,29 +169,18 @@ def test_tcplab_run_exits_143_on_sigterm_and_writes_nothing(tmp_path):
 
 def test_reproduce_of_several_papers_at_once_stops_promptly_leaving_no_temporary_file(tmp_path):
     """Claims of two papers run concurrently on two workers: Ctrl-C stops both claims
-    (the runs in flight end first), writes no verdict and leaves no temporary file."""
+    (the engine's runs in flight are cancelled), writes no verdict and leaves no temporary file."""
     out, cache = tmp_path / "rep", tmp_path / "cache"
     cmd = [sys.executable, "-m", "tcplab.cli", "reproduce", "all", "--claims", "B1,C6", "--quick", "--jobs", "2",
            "--out", str(out), "--cache", str(cache)]
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
-    try:
-        deadline = time.monotonic() + 120
-        while not list(cache.glob("reproduce/sweeps/*/*/store/part-*.parquet")):
-            assert p.poll() is None, f"ended before its sweep stored a part: {p.communicate()}"
-            assert time.monotonic() < deadline, "no part stored in 120 s"
-            time.sleep(0.02)
-        t0 = time.perf_counter()
-        p.send_signal(signal.SIGINT)
-        rc = p.wait(timeout=60)
-        waited = time.perf_counter() - t0
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
+    with _reaped(p):
+        _until_a_sweep_part_is_stored(p, cache)
+        rc, waited = _signal(p, signal.SIGINT, 60)
     err = p.stderr.read()
     assert rc == 130, err[-2000:]
     assert "interrupted" in err and "Traceback" not in err, err[-2000:]
-    # the points and the traced run in flight finish (a quick point: well under a second)
+    # the runs in flight are cancelled (`cancel_runs`); the rest is the interpreter's exit
     assert waited < 10, f"took {waited:.1f} s to stop"
     assert not list(out.glob("*/claims.json")) and not (out / "index.html").exists()
     left = [p for p in [*out.rglob("*"), *cache.rglob("*")] if ".tmp" in p.name]

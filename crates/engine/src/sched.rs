@@ -110,6 +110,14 @@ impl Order {
         f64::from_bits(self.clock)
     }
 
+    /// The order of an event that this one, running at `now`, schedules at
+    /// `at`: `at - now` in seconds ahead, as [`Order::then`] takes it (the
+    /// scheduler's own `schedule`, and agents that run ahead of its clock).
+    #[inline]
+    pub fn after(&self, now: SimTime, at: SimTime) -> Order {
+        self.then(crate::time::ns_f64(at.saturating_sub(now)) / 1e9)
+    }
+
     /// The order of an event this one schedules `delay` seconds ahead
     /// (ns-2's `clock_ + delay`).
     #[inline]
@@ -298,8 +306,7 @@ impl Scheduler {
     /// Schedule `event` at `time` from the event running now.
     #[inline]
     pub fn schedule(&mut self, time: SimTime, event: Event) {
-        let delay = crate::time::ns_f64(time.saturating_sub(self.now)) / 1e9;
-        self.schedule_ordered(time, event, self.running().then(delay));
+        self.schedule_ordered(time, event, self.running().after(self.now, time));
     }
 
     /// Schedule a measurement (warm-up snapshot, trace sample, spill) at

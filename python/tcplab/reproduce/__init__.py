@@ -778,10 +778,11 @@ def reproduce_all(papers: list[str], claims: list[str] | None = None, mode: str 
     claim's runs and numbers do not depend on what runs beside it. A claim that
     fails lets the others finish (their papers are written), then its error is
     raised; Ctrl-C or SIGTERM stops every claim within a fraction of a second
-    (the runs in flight end first) and writes no verdict of an unfinished paper."""
+    (the engine's runs in flight are cancelled, `SharedPool.stop`) and writes no
+    verdict of an unfinished paper."""
     from tcplab.sweep.executors import default_jobs
 
-    jobs_ = [j for j in (_job(s, claims, mode, engine, out, jobs, progress, cache, profile) for s in papers)]
+    jobs_ = [_job(s, claims, mode, engine, out, jobs, progress, cache, profile) for s in papers]
     if (jobs or default_jobs()) == 1 or engine == "linux":
         return {s: _serial(j, out, progress) for s, j in zip(papers, jobs_)}
     live = [j for j in jobs_ if j is not None]

@@ -231,11 +231,13 @@ def _run_locked(sweep, store, planned, t0, executor, jobs, pool, address, batch,
             elif todo:
                 from tcplab.progress import _fields
 
-                task_id = bar.add_task(escape(shown(sweep.name, 60)), total=len(todo), **_fields(bar))
+                fields = _fields(bar)  # the caller's columns' text fields: the counts go there
+                task_id = bar.add_task(escape(shown(sweep.name, 60)), total=len(todo), **fields)
+
         def advance():
             bar.update(task_id, advance=1, failed=outcome.failed_now)
-            if shared_bar is not None:  # its columns are the caller's: the counts go in its text fields
-                bar.update(task_id, **_status_fields(bar, task_id, outcome.failed_now))
+            if shared_bar is not None:
+                bar.update(task_id, **_status_fields(bar, task_id, outcome.failed_now, fields))
 
         for p in invalid:
             finish(p, {"status": "failed", "error": p.error, "wall_s": 0.0, "metrics": {}})
@@ -273,16 +275,14 @@ def failures(store: Store, planned: list[Planned]) -> dict[str, int]:
     return {str(k): int(v) for k, v in bad["error"].value_counts().items()}
 
 
-def _status_fields(bar, task_id, failed: int) -> dict:
+def _status_fields(bar, task_id, failed: int, fields) -> dict:
     """What a sweep's bar on a shared Progress (`run_sweep(bar=...)`) shows in that
-    Progress's text fields (e.g. reproduce's `claim`): the points failed and the rate,
-    which its own bar has columns for."""
-    from tcplab.progress import _fields
-
+    Progress's text `fields` (e.g. reproduce's `claim`): the points failed and the
+    rate, which its own bar has columns for."""
     task = next((t for t in bar.tasks if t.id == task_id), None)
     speed = task.speed if task is not None else None
     text = f"{failed} failed · " + (f"{speed:.1f} pt/s" if speed else "– pt/s")
-    return {name: text for name in _fields(bar)}
+    return {name: text for name in fields}
 
 
 def _progress(console):

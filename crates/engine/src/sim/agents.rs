@@ -52,9 +52,8 @@ impl Sim {
                     snd.note_pace_entry(d);
                     // (from `now` and `order`, not the scheduler's: an ack
                     // the sender took early runs ahead of the clock)
-                    let delay = crate::time::ns_f64(d.saturating_sub(now)) / 1e9;
                     self.sched
-                        .schedule_ordered(d, Event::Pace(f), order.then(delay));
+                        .schedule_ordered(d, Event::Pace(f), order.after(now, d));
                 }
             }
         }
@@ -198,7 +197,7 @@ impl Sim {
             let mut go_on = None;
             if let Some(t) = next {
                 if t < stop {
-                    let o = order.then(crate::time::ns_f64(t - now) / 1e9);
+                    let o = order.after(now, t);
                     if ahead > 1 && !self.past_a_pending_mark(t) {
                         ahead -= 1;
                         go_on = Some((t, o));

@@ -132,8 +132,7 @@ impl RtoArm {
     /// The order of the timer's expiry.
     #[inline]
     fn order(&self) -> Order {
-        self.by
-            .then(crate::time::ns_f64(self.deadline.saturating_sub(self.armed_at)) / 1e9)
+        self.by.after(self.armed_at, self.deadline)
     }
 }
 
