@@ -310,16 +310,27 @@ fn lay_out_by_line(hops: Vec<Hop>, hot: &mut [FlowHot]) -> Vec<Hop> {
 /// Per link of `n`: whether it has exactly one upstream link and no agent
 /// feeding it, and how many routes cross it. Every route's links are
 /// indexed here, checked, before any hop is made (`Sim::link` relies on it).
+///
+/// A UDP flow's reverse route carries nothing (its receiver sends no
+/// acks): it is checked but neither feeds nor uses a link, so an ack
+/// path that shares its links only with UDP flows' reverse routes is
+/// still single-input (paper A's dumbbell: the reverse bottleneck).
 fn link_inputs(n: usize, flows: &[FlowPlan]) -> (Vec<bool>, Vec<u32>) {
     const AGENT: u32 = u32::MAX;
     let mut upstream: Vec<Option<u32>> = vec![None; n];
     let mut shared = vec![false; n];
     let mut uses = vec![0u32; n];
-    for r in flows
-        .iter()
-        .flat_map(|f| [&f.route.forward, &f.route.reverse])
-    {
+    for (r, carries) in flows.iter().flat_map(|f| {
+        [
+            (&f.route.forward, true),
+            (&f.route.reverse, f.tcp.is_some()),
+        ]
+    }) {
         for (hop, &l) in r.iter().enumerate() {
+            assert!((l as usize) < n, "a route's link is a link of the plan");
+            if !carries {
+                continue;
+            }
             uses[l as usize] += 1;
             let up = if hop == 0 { AGENT } else { r[hop - 1] };
             match upstream[l as usize] {
