@@ -67,6 +67,10 @@ pub enum Shape {
         /// (sin θᵢ, cos θᵢ) of each term at the start of the stretch being
         /// solved: scratch space, so the fast path allocates nothing.
         at0: Vec<(f64, f64)>,
+        /// The never-clipped solve's last start (s), whose phases `at0`
+        /// holds, and how many more starts may rotate them on before they
+        /// are computed afresh (see `Shape::monotone_departure`).
+        at0_from: (f64, u32),
     },
     Piecewise(Piecewise),
     OnOff(OnOff),
@@ -156,6 +160,7 @@ impl Shape {
             never_clipped,
             humps,
             at0: vec![(0.0, 0.0); terms.len()],
+            at0_from: (f64::NAN, 0),
             terms,
         }
     }
@@ -307,8 +312,37 @@ impl Shape {
     /// error of a half ns — where the two could round apart — this returns
     /// None and the caller runs the reference solve. None also when Newton
     /// does not settle.
+    ///
+    /// Each start is the last departure, a packet's time later: the phases
+    /// at it are the last start's turned by ωᵢ·(t0 − last) (`rotate`, a short
+    /// series instead of a `sin_cos` of the whole phase), computed afresh
+    /// every `ROTATIONS` starts. Their error stays some ulps of a phase, far
+    /// below the reference's error bound that decides the fallback.
     fn monotone_departure(&mut self, t0: f64, bits: f64) -> Option<f64> {
-        self.solve_from(t0, bits, f64::INFINITY, 0.0)
+        let &mut Shape::Sines {
+            ref terms,
+            ref mut at0,
+            ref mut at0_from,
+            bracket_s,
+            ..
+        } = self
+        else {
+            unreachable!()
+        };
+        let (from, left) = *at0_from;
+        let step = t0 - from;
+        // (NaN before the first start: computed afresh; within a bracket,
+        // every term turns by less than 2π/32)
+        if left > 0 && step >= 0.0 && step <= bracket_s {
+            for (s, sc) in terms.iter().zip(at0.iter_mut()) {
+                *sc = rotate(*sc, s.omega * step);
+            }
+            *at0_from = (t0, left - 1);
+        } else {
+            phases_at(terms, at0, t0);
+            *at0_from = (t0, ROTATIONS);
+        }
+        self.solve_at(t0, bits, f64::INFINITY, 0.0)
     }
 
     /// Newton for the volume `need` from `start` (within `limit` s of it),
@@ -316,19 +350,33 @@ impl Shape {
     /// or the result lies within the reference's error of a half ns (the
     /// error grows with the `brackets` the reference walked).
     fn solve_from(&mut self, start: f64, need: f64, limit: f64, brackets: f64) -> Option<f64> {
+        let Shape::Sines {
+            terms,
+            at0,
+            at0_from,
+            ..
+        } = self
+        else {
+            unreachable!()
+        };
+        phases_at(terms, at0, start);
+        *at0_from = (f64::NAN, 0);
+        self.solve_at(start, need, limit, brackets)
+    }
+
+    /// `solve_from` with the phases at `start` in `at0`.
+    #[inline]
+    fn solve_at(&mut self, start: f64, need: f64, limit: f64, brackets: f64) -> Option<f64> {
         let &mut Shape::Sines {
             offset_bps,
             ref terms,
-            ref mut at0,
+            ref at0,
             bracket_s,
             ..
         } = self
         else {
             unreachable!()
         };
-        for (s, sc) in terms.iter().zip(at0.iter_mut()) {
-            *sc = (s.omega * start + s.phase).sin_cos();
-        }
         let (d, r) = newton(offset_bps, terms, at0, need, limit, 8.0 * bracket_s)?;
         let x = start + d;
         (!near_half_ns(x, self.noise_s(x, r, brackets))).then_some(x)
@@ -575,6 +623,25 @@ impl Humps {
     }
 }
 
+/// Starts of the never-clipped solve whose phases are turned on from the
+/// last start's (`rotate`) before they are computed afresh with `sin_cos`.
+const ROTATIONS: u32 = 63;
+
+/// (sin θᵢ, cos θᵢ) of each term at `t` s, into `at0`.
+#[inline]
+fn phases_at(terms: &[Sine], at0: &mut [(f64, f64)], t: f64) {
+    for (s, sc) in terms.iter().zip(at0.iter_mut()) {
+        *sc = (s.omega * t + s.phase).sin_cos();
+    }
+}
+
+/// (sin(θ + u), cos(θ + u)) from (sin θ, cos θ) = `sc`, for |u| ≤ 1.
+#[inline]
+fn rotate((s, c): (f64, f64), u: f64) -> (f64, f64) {
+    let (su, vu) = sin_versin(u);
+    (s + (c * su - s * vu), c - (s * su + c * vu))
+}
+
 /// ∫ over [t, t + d] of m + a·sin(θ + ωu) du, where (sin θ, cos θ) = `sc`.
 #[inline]
 fn stretch_volume(m: f64, s: Sine, sc: (f64, f64), d: f64) -> f64 {
@@ -593,6 +660,13 @@ fn sin_versin(u: f64) -> (f64, f64) {
         return (s, 1.0 - c);
     }
     let x = u * u;
+    if x <= 1.0 / 256.0 {
+        // |u| ≤ 1/16 (a packet's turn of the phase, below ~10 Hz): to u¹¹
+        // and u¹², the next terms below 1e-20 of the sums
+        let ps = (((S[4] * x + S[3]) * x + S[2]) * x + S[1]) * x + S[0];
+        let pv = (((V[4] * x + V[3]) * x + V[2]) * x + V[1]) * x + V[0];
+        return (u * ps, x * pv);
+    }
     // sin u = u·Σ (−x)^k/(2k+1)!, 1 − cos u = x·Σ (−x)^k/(2k+2)!, k = 0..9
     const S: [f64; 10] = [
         1.0,
@@ -1180,6 +1254,22 @@ mod tests {
                 (v - v_ref).abs() <= 8.0 * f64::EPSILON * v_ref,
                 "{u}: {v} {v_ref}"
             );
+        }
+    }
+
+    #[test]
+    fn phases_rotated_for_a_stretch_of_starts_stay_those_of_sin_cos() {
+        // the never-clipped solve turns its phases on `ROTATIONS` times
+        // between two `sin_cos`: steps of one packet at a few rates
+        for (omega, step) in [(0.415f64, 1.6e-3), (2.5, 8e-4), (62.8, 9.7e-4), (0.3, 0.9)] {
+            let theta0: f64 = 1.23;
+            let mut sc = theta0.sin_cos();
+            for k in 1..=ROTATIONS {
+                sc = rotate(sc, omega * step);
+                let want = (theta0 + omega * step * k as f64).sin_cos();
+                let err = (sc.0 - want.0).abs().max((sc.1 - want.1).abs());
+                assert!(err < 1e-14, "ω = {omega}, step {k}: {err:e}");
+            }
         }
     }
 
