@@ -717,6 +717,24 @@ fn newton(
     hi: f64,
     max_step: f64,
 ) -> Option<(f64, f64)> {
+    let want = (need, hi, max_step);
+    // one sine (paper A's shapes): the same sums, with the loops over
+    // the terms unrolled
+    match (terms, at0) {
+        ([s], [sc]) => newton_of(m, std::slice::from_ref(s), std::slice::from_ref(sc), want),
+        _ => newton_of(m, terms, at0, want),
+    }
+}
+
+/// `newton`, inlined into it for one term and for any number; `want` is
+/// (need, hi, max_step).
+#[inline(always)]
+fn newton_of(
+    m: f64,
+    terms: &[Sine],
+    at0: &[(f64, f64)],
+    (need, hi, max_step): (f64, f64, f64),
+) -> Option<(f64, f64)> {
     // rate, its first two derivatives at the start, and a bound on |r′|
     let (mut r0, mut dr0, mut ddr0, mut dr_max) = (m, 0.0, 0.0, 0.0);
     for (s, &(s0, c0)) in terms.iter().zip(at0) {
@@ -789,7 +807,15 @@ const NOISE_FACTOR: f64 = 16.0;
 #[inline]
 fn near_half_ns(x: f64, noise: f64) -> bool {
     let y = x * NS_PER_S as f64;
-    ((y - y.floor()) - 0.5).abs() <= noise * NS_PER_S as f64
+    // y's fraction: y − ⌊y⌋ by truncation, the same value (a run's times
+    // are far below 2^52 ns, where every double is whole; `floor` is a
+    // library call on the baseline x86-64 target)
+    let frac = if (0.0..4.5e15).contains(&y) {
+        y - (y as i64) as f64
+    } else {
+        y - y.floor()
+    };
+    (frac - 0.5).abs() <= noise * NS_PER_S as f64
 }
 
 /// A piecewise-linear rate through (tᵢ, rᵢ), tᵢ nondecreasing from 0 (two
