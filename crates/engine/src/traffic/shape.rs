@@ -212,6 +212,24 @@ impl Shape {
         }
     }
 
+    /// (`integral_s`, `rate_s`) of a sum of sines at `t` seconds.
+    #[inline]
+    fn integral_and_rate_s(&self, t: f64) -> (f64, f64) {
+        let Shape::Sines {
+            offset_bps, terms, ..
+        } = self
+        else {
+            return (self.integral_s(t), self.rate_s(t));
+        };
+        let (mut f, mut r) = (0.0, 0.0);
+        for s in terms {
+            let (sin, cos) = (s.omega * t + s.phase).sin_cos();
+            f += s.amp_bps / s.omega * cos;
+            r += s.amp_bps * sin;
+        }
+        (offset_bps * t - f, offset_bps + r)
+    }
+
     /// Long-run mean of the clipped rate, bit/s.
     pub fn mean_bps(&self) -> f64 {
         match self {
@@ -565,7 +583,12 @@ impl Shape {
     fn solve(&self, mut a: f64, mut b: f64, target: f64) -> f64 {
         let mut x = 0.5 * (a + b);
         for _ in 0..100 {
-            let g = self.integral_s(x) - target;
+            // (the integral and the rate at x from one `sin_cos` per term:
+            // the same values as `integral_s` and `rate_s`, which run the
+            // library's cos and sin apart; the rate is unused only at the
+            // last of ~7 steps)
+            let (f, r) = self.integral_and_rate_s(x);
+            let g = f - target;
             if g > 0.0 {
                 b = x;
             } else {
@@ -574,7 +597,6 @@ impl Shape {
             if b - a < SOLVE_TOL || g == 0.0 {
                 break;
             }
-            let r = self.rate_s(x);
             let newton = if r > 0.0 { x - g / r } else { f64::NAN };
             x = if newton > a && newton < b {
                 newton
