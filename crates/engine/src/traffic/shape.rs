@@ -315,7 +315,7 @@ impl Shape {
                     None if never_clipped => self.reference_monotone(t0, bits, bracket_s),
                     None => self.clipped_departure(t0, bits, bracket_s, true)?,
                 };
-                let ns = (x * NS_PER_S as f64).round() as SimTime;
+                let ns = crate::time::round_ns(x * NS_PER_S as f64);
                 Some(ns.max(t))
             }
         }
@@ -766,9 +766,18 @@ fn newton_of(
         dr_max += (s.amp_bps * s.omega).abs();
     }
     // third-order start: the root of r₀Δ + r₀′Δ²/2 = need, then one
-    // correction for the r₀″Δ³/6 term
+    // correction for the r₀″Δ³/6 term; where the rate changes little over
+    // the packet (|r₀′u/r₀|, |r₀″u²/r₀| ≤ 1/64, u = need/r₀: nearly always),
+    // the root of the cubic by its series in u instead, Δ = u − (a₁/2)u² +
+    // (a₁²/2 − a₂/6)u³ with aₖ = r₀⁽ᵏ⁾/r₀ (one division, no square root on
+    // the departure's chain of dependent steps; Newton then corrects the
+    // O(u⁴) rest as it corrects the other start's)
+    let inv = 1.0 / r0;
+    let (u, a1, a2) = (need * inv, dr0 * inv, ddr0 * inv);
     let disc = r0 * r0 + 2.0 * dr0 * need;
-    let mut d = if disc > 0.0 && r0 + disc.sqrt() > 0.0 {
+    let mut d = if r0 > 0.0 && (a1 * u).abs() <= 1.0 / 64.0 && (a2 * u * u).abs() <= 1.0 / 64.0 {
+        u * (1.0 + u * (-0.5 * a1 + u * (0.5 * a1 * a1 - a2 * (1.0 / 6.0))))
+    } else if disc > 0.0 && r0 + disc.sqrt() > 0.0 {
         let d2 = 2.0 * need / (r0 + disc.sqrt());
         let slope = r0 + dr0 * d2;
         if slope > 0.0 {
