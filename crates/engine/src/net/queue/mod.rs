@@ -234,7 +234,13 @@ impl Red {
         } else {
             q_pkts as f64
         };
-        self.update_average(q, idle_ns);
+        // An arrival to an empty queue with an average of exactly +0 (a RED
+        // link that never queues, such as the dumbbell's ack path) leaves
+        // it +0: the idle decay stops at a zero average, and
+        // 0·(1 − w) + w·0 is +0. So the update is skipped there.
+        if q != 0.0 || self.ave.to_bits() != 0 {
+            self.update_average(q, idle_ns);
+        }
         self.count += 1;
         self.count_bytes += size as i64;
         let mut early = false;
