@@ -451,7 +451,9 @@ impl TcpSender {
                 }
             }
         }
-        let mut win = self.window();
+        // (asked once: sending changes neither the window nor `dupwnd`, as
+        // ns-2's loop asks it again after each packet and gets the same)
+        let win = self.window();
         let mut n = 0;
         while self.st.t_seqno() <= self.st.highest_ack() + win
             && self.st.t_seqno() < self.st.curseq()
@@ -462,7 +464,7 @@ impl TcpSender {
             self.output(self.st.t_seqno(), now, out);
             self.st.sent_next();
             n += 1;
-            win = self.window();
+            debug_assert_eq!(win, self.window());
             if maxburst > 0 && n == maxburst {
                 break;
             }
