@@ -276,3 +276,49 @@ impl Red {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An arrival to an empty queue with a zero average skips the average's
+    /// update (`Red::arrive`): the average must come out as the update
+    /// leaves it, +0 bit for bit, idle or not, packets or bytes, until the
+    /// first arrival that finds a queue.
+    #[test]
+    fn an_empty_queue_keeps_a_zero_average_as_the_update_does() {
+        for (mode, weight) in [(RedMode::Packet, 0.002), (RedMode::Byte, 1.0)] {
+            let p = RedParams {
+                min_thresh: 5.0,
+                max_thresh: 15.0,
+                max_p: 0.1,
+                weight,
+                wait: true,
+                gentle: true,
+                mode,
+                mean_packet_size: 500,
+                ecn: false,
+                seed: None,
+            };
+            let mut red = Red::new(&p, 10e6, 20, Rng::stream(7, 0, 0));
+            let mut twin = red.clone();
+            for (i, idle) in [Some(3_000_000), None, Some(0), Some(10), None]
+                .into_iter()
+                .enumerate()
+            {
+                assert_eq!(red.arrive(0, 0, idle, 40), Ok(()));
+                twin.update_average(0.0, idle);
+                assert_eq!(red.ave.to_bits(), twin.ave.to_bits(), "arrival {i}");
+                assert_eq!(red.ave.to_bits(), 0);
+            }
+            assert_eq!(red.count, 5);
+            // the first arrival that finds a queue moves the average as before
+            let mut twin = red.clone();
+            red.arrive(1, 500, None, 500).unwrap();
+            let q = if mode == RedMode::Byte { 500.0 } else { 1.0 };
+            twin.update_average(q, None);
+            assert_eq!(red.ave.to_bits(), twin.ave.to_bits());
+            assert!(red.ave > 0.0);
+        }
+    }
+}
