@@ -580,6 +580,40 @@ def test_runs_of_a_claim_go_side_by_side_on_the_shared_workers_and_equal_its_run
             pd.testing.assert_frame_equal(a.traces[name], w.traces[name])
 
 
+def test_fluid_runs_of_a_claim_go_to_the_shared_workers_and_equal_those_run_in_place(tmp_path, monkeypatch):
+    """With claims at once, `Context.fluid(s)` run on the shared workers (not in the claim's
+    thread, which holds the claims' lock): the same FluidResults, in order."""
+    import threading
+
+    import tcplab.fluid
+    import tcplab.reproduce as rep
+    from tcplab.reproduce import Context
+
+    paper = load_paper("C")
+    calls = [dict(n=n, beta=0.5, policy="largest-rate", events=200, seed=n) for n in (1, 2, 3)]
+    want = [Context(paper, tmp_path / "o1", "tiny", "packet", cache=tmp_path / "c").fluid(**c) for c in calls]
+    threads, real = [], tcplab.fluid.fluid
+
+    def recorded(**kw):
+        threads.append(threading.current_thread().name)
+        return real(**kw)
+
+    monkeypatch.setattr(tcplab.fluid, "fluid", recorded)
+    shared = rep._Claims(2)
+    ctx = Context(paper, tmp_path / "o2", "tiny", "packet", jobs=2, cache=tmp_path / "c")
+    ctx.claims = shared
+    shared.lock.acquire()
+    try:
+        got = ctx.fluids(calls) + [ctx.fluid(**calls[0])]
+    finally:
+        shared.lock.release()
+        shared.pool.stop()
+    assert len(threads) == 4 and all(t.startswith("tcplab-worker") for t in threads), threads
+    for w, g in zip(want + want[:1], got):
+        assert g.metrics == w.metrics
+        pd.testing.assert_frame_equal(g.flows, w.flows)
+
+
 # --- claims run concurrently ---------------------------------------------------------------------
 
 

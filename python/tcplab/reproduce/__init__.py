@@ -313,9 +313,29 @@ class Context:
 
     def fluid(self, **kwargs):
         """tcplab.fluid(...) — milliseconds, so not cached."""
+        return self.fluids([kwargs])[0]
+
+    def fluids(self, calls: list[dict]):
+        """`fluid` of each of `calls` (each a dict of its arguments), in order. When
+        claims run at once they go to the shared workers together, as `runs` does:
+        computed in the claim's own thread, which holds the claims' lock, paper C's
+        model runs (C1's 40, seconds each in --full) kept every other claim from
+        submitting work, and the workers idled."""
         from tcplab.fluid import fluid
 
-        return fluid(**kwargs)
+        if self.claims is None:
+            return [fluid(**c) for c in calls]
+        futs = [self.claims.pool.submit(fluid, **c) for c in calls]
+        out = []
+        try:
+            for fut in futs:
+                with self.claims.released():
+                    out.append(self.claims.pool.result(fut))
+        except BaseException:
+            for fut in futs[len(out):]:
+                fut.cancel()
+            raise
+        return out
 
     # figures -------------------------------------------------------------------------------
 
@@ -860,7 +880,7 @@ def reproduce_all(papers: list[str], claims: list[str] | None = None, mode: str 
     runners = cf.ThreadPoolExecutor(max_workers=shared.pool.jobs + 1, thread_name_prefix="tcplab-claim")
     futures: list = []
     try:
-        futures.extend(runners.submit(one, j, i) for j, i in _start_order(live))
+        futures.extend(runners.submit(one, j, i) for j in live for i in range(len(j.chosen)))
         pending = set(futures)
         while pending:
             _, pending = cf.wait(pending, timeout=0.2)
@@ -878,11 +898,6 @@ def reproduce_all(papers: list[str], claims: list[str] | None = None, mode: str 
     if errors:
         raise errors[0]
     return done
-
-
-def _start_order(live: list[_Job]) -> list[tuple[_Job, int]]:
-    """The order claims start in when they run concurrently: (job, claim index)."""
-    return [(j, i) for j in live for i in range(len(j.chosen))]
 
 
 def _serial(job: _Job | None, out, progress) -> list[Verdict]:
