@@ -339,3 +339,16 @@ def test_a_stopped_shared_pool_interrupts_its_sweeps_which_keep_what_they_finish
     assert raw_counts(tmp_path / "o") == (done, done), "every point finished is stored, once"
     with pytest.raises(executors.Stopped):
         shared.submit(print)
+
+
+def test_a_points_resolved_scenario_resolves_to_itself_so_workers_run_it_as_planned(tmp_path):
+    """`run_task` hands a point's scenario (resolved by `plan`) to the engine without
+    resolving it again: that is only the same run if resolution gives a resolved
+    scenario back unchanged, key order included (the engine numbers flows in it)."""
+    import json
+
+    from tcplab.scenario import resolve
+    from tcplab.sweep.runner import plan
+
+    for p in plan(load_sweep(write_sweep(tmp_path, SMALL))):
+        assert json.dumps(resolve(p.scenario)) == json.dumps(p.scenario)
