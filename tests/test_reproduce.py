@@ -530,6 +530,90 @@ def test_a_cached_run_is_a_result_and_a_reduction_is_named_in_its_entry(tmp_path
     assert any(str(e["reduction"]).endswith("keep") for e in entries.values())
 
 
+def test_runs_of_a_claim_go_side_by_side_on_the_shared_workers_and_equal_its_runs_one_by_one(tmp_path, monkeypatch):
+    """`Context.runs` (a claim's loop of traced runs, paper D's buffers) submits every run
+    before it waits for the first: with claims at once, more than one is in flight;
+    the Results, in order, are those `run` gives one after another (and a second
+    `runs` reads them from the cache)."""
+    import threading
+    import time
+
+    import tcplab.reproduce as rep
+    from tcplab.reproduce import Context
+
+    paper = load_paper("D")
+    calls = [dict(scenario="scenarios/d-tahoe-satellite.toml",
+                  overrides=[f"topology.bottleneck.buffer={b}", "duration=20s", "warmup=1s"]) for b in (5, 10, 20)]
+    one_by_one = Context(paper, tmp_path / "o1", "tiny", "packet", cache=tmp_path / "c1")
+    want = [one_by_one.run(**c) for c in calls]
+
+    running, peak, guard, real = [0], [0], threading.Lock(), rep._traced_run
+
+    def counted(*args):
+        with guard:
+            running[0] += 1
+            peak[0] = max(peak[0], running[0])
+        try:
+            time.sleep(0.05)
+            return real(*args)
+        finally:
+            with guard:
+                running[0] -= 1
+
+    monkeypatch.setattr(rep, "_traced_run", counted)
+    shared = rep._Claims(2)
+    ctx = Context(paper, tmp_path / "o2", "tiny", "packet", jobs=2, cache=tmp_path / "c2")
+    ctx.claims = shared
+    shared.lock.acquire()  # as a claim's thread holds it
+    try:
+        got = ctx.runs(calls)
+        again = ctx.runs(calls)
+    finally:
+        shared.lock.release()
+        shared.pool.stop()
+    assert peak[0] == 2, f"{peak[0]} runs at once"
+    for w, g, a in zip(want, got, again):
+        assert g.metrics == w.metrics == a.metrics
+        assert g.scenario == w.scenario
+        for name in w.traces:
+            pd.testing.assert_frame_equal(g.traces[name], w.traces[name])
+            pd.testing.assert_frame_equal(a.traces[name], w.traces[name])
+
+
+def test_fluid_runs_of_a_claim_go_to_the_shared_workers_and_equal_those_run_in_place(tmp_path, monkeypatch):
+    """With claims at once, `Context.fluid(s)` run on the shared workers (not in the claim's
+    thread, which holds the claims' lock): the same FluidResults, in order."""
+    import threading
+
+    import tcplab.fluid
+    import tcplab.reproduce as rep
+    from tcplab.reproduce import Context
+
+    paper = load_paper("C")
+    calls = [dict(n=n, beta=0.5, policy="largest-rate", events=200, seed=n) for n in (1, 2, 3)]
+    want = [Context(paper, tmp_path / "o1", "tiny", "packet", cache=tmp_path / "c").fluid(**c) for c in calls]
+    threads, real = [], tcplab.fluid.fluid
+
+    def recorded(**kw):
+        threads.append(threading.current_thread().name)
+        return real(**kw)
+
+    monkeypatch.setattr(tcplab.fluid, "fluid", recorded)
+    shared = rep._Claims(2)
+    ctx = Context(paper, tmp_path / "o2", "tiny", "packet", jobs=2, cache=tmp_path / "c")
+    ctx.claims = shared
+    shared.lock.acquire()
+    try:
+        got = ctx.fluids(calls) + [ctx.fluid(**calls[0])]
+    finally:
+        shared.lock.release()
+        shared.pool.stop()
+    assert len(threads) == 4 and all(t.startswith("tcplab-worker") for t in threads), threads
+    for w, g in zip(want + want[:1], got):
+        assert g.metrics == w.metrics
+        pd.testing.assert_frame_equal(g.flows, w.flows)
+
+
 # --- claims run concurrently ---------------------------------------------------------------------
 
 

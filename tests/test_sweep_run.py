@@ -218,6 +218,57 @@ def test_two_sweeps_on_one_shared_pool_store_the_rows_of_their_own_pools(tmp_pat
         pd.testing.assert_frame_equal(comparable(Store(tmp_path / f"s{i}").frame()), want)
 
 
+def test_a_point_two_sweeps_share_on_a_shared_pool_runs_once_and_both_store_it(tmp_path, monkeypatch):
+    """Two sweeps on one shared pool (reproduce's claims at once) that hold the same
+    points — the same scenario under another file name and description, or another
+    sweep's axis values — run each such point once; each stores every point of its
+    own, with the rows it stores when run alone (wall time apart)."""
+    import threading
+    from collections import Counter
+
+    from tcplab.sweep import executors
+    from tcplab.sweep.runner import plan
+
+    first = load_sweep(write_sweep(tmp_path, SMALL, "first"))
+    # 2 of 3 counts and 1 of 2 buffers in common: 2 × 1 × 2 replications = 4 shared points
+    other = SMALL.replace("[1, 2, 4]", "[1, 2]").replace("[5, 20]", "[20, 40]")
+    second = load_sweep(write_sweep(tmp_path, 'description = "another label"\n' + other, "second"))
+    run_sweep(first, tmp_path / "alone1", jobs=1, progress=False)
+    run_sweep(second, tmp_path / "alone2", jobs=1, progress=False)
+    shared_keys = {p.key for p in plan(first)} & {p.key for p in plan(second)}
+    assert len(shared_keys) == 4
+
+    runs, guard, real = Counter(), threading.Lock(), executors.run_task
+
+    def counted(task):
+        with guard:
+            runs[task["key"]] += 1
+        time.sleep(0.01)  # so that the sweeps overlap: some shared points are under way when asked for
+        return real(task)
+
+    monkeypatch.setattr(executors, "run_task", counted)
+    shared = executors.SharedPool(2)
+    try:
+        threads = [threading.Thread(target=run_sweep, args=(sw, tmp_path / f"s{i}"),
+                                    kwargs={"shared": shared, "progress": False})
+                   for i, sw in enumerate((first, second))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        # a sweep that comes later still finds them, done
+        run_sweep(second, tmp_path / "later", shared=shared, progress=False)
+    finally:
+        shared.stop()
+    assert set(runs.values()) == {1}, "a point was run twice"
+    assert len(runs) == 12 + 8 - 4
+    assert shared.reused == 4 + 8
+    for i in (1, 2):
+        want = comparable(Store(tmp_path / f"alone{i}").frame())
+        for got in ([f"s{i - 1}", "later"] if i == 2 else ["s0"]):
+            pd.testing.assert_frame_equal(comparable(Store(tmp_path / got).frame()), want, obj=got)
+
+
 def test_a_sweep_on_a_shared_progress_shows_its_failed_points_and_rate(tmp_path):
     """On reproduce's Progress (no columns of the sweep's own) a sweep's bar says how
     many points failed and how fast they go in that Progress's text field, as its
@@ -288,3 +339,16 @@ def test_a_stopped_shared_pool_interrupts_its_sweeps_which_keep_what_they_finish
     assert raw_counts(tmp_path / "o") == (done, done), "every point finished is stored, once"
     with pytest.raises(executors.Stopped):
         shared.submit(print)
+
+
+def test_a_points_resolved_scenario_resolves_to_itself_so_workers_run_it_as_planned(tmp_path):
+    """`run_task` hands a point's scenario (resolved by `plan`) to the engine without
+    resolving it again: that is only the same run if resolution gives a resolved
+    scenario back unchanged, key order included (the engine numbers flows in it)."""
+    import json
+
+    from tcplab.scenario import resolve
+    from tcplab.sweep.runner import plan
+
+    for p in plan(load_sweep(write_sweep(tmp_path, SMALL))):
+        assert json.dumps(resolve(p.scenario)) == json.dumps(p.scenario)

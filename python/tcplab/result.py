@@ -195,11 +195,14 @@ class Result:
         or as dicts of columns)."""
         flows = _columns(raw["flows"])
         links = _columns(raw["links"])
+        from tcplab.plan import Plan
+
         sc = raw["scenario"]
         measured_s = float(raw["measured_s"])
-        reference_bps = float(raw.get("reference_bps") or _reference_bps(sc))
-        _fill_rates(flows, sc, measured_s)
-        metrics = compute_metrics(flows, links, reference_bps, measured_s, _engine_plan(sc))
+        plan = Plan(sc)  # one engine Plan for the rates and the paths (each built its own)
+        reference_bps = float(raw.get("reference_bps") or plan.reference_bps)
+        _fill_rates(flows, plan, measured_s)
+        metrics = compute_metrics(flows, links, reference_bps, measured_s, _engine_plan(plan))
         if "events" in raw:
             metrics["events"] = int(raw["events"])
         playback = (raw.get("traces") or {}).get("playback")
@@ -332,13 +335,13 @@ def _fmt(v) -> str:
     return str(v)
 
 
-def _fill_rates(flows: dict, sc: dict, measured_s: float) -> None:
+def _fill_rates(flows: dict, plan, measured_s: float) -> None:
     """Goodput (payload) and throughput (on the wire) from delivered counts
     (`tcplab.plan.rates_bps`), where an engine reports only the counts
-    (`flows`: a dict of columns)."""
-    from tcplab.plan import Plan, rates_bps
+    (`flows`: a dict of columns; `plan`: the run's `tcplab.plan.Plan`)."""
+    from tcplab.plan import rates_bps
 
-    by_group = {f["group"]: int(f["packet_size"]) for f in Plan(sc).engine["flows"]}
+    by_group = {f["group"]: int(f["packet_size"]) for f in plan.engine["flows"]}
     size = [by_group[g] for g in flows["group"]]
     goodput, throughput = rates_bps(flows["delivered_bytes"], flows["delivered_packets"], size, measured_s)
     for col, value in (("goodput_bps", goodput), ("throughput_bps", throughput)):
@@ -350,25 +353,14 @@ def _fill_rates(flows: dict, sc: dict, measured_s: float) -> None:
         flows[col] = value
 
 
-def _engine_plan(sc: dict) -> dict | None:
-    """The engine's Plan of a resolved scenario (routes and link rates, for each flow's
-    own bottleneck), or None where the engine cannot plan it (a result read back
-    from an older file, say)."""
-    from tcplab.plan import Plan
-
+def _engine_plan(plan) -> dict | None:
+    """The engine's Plan (`tcplab.plan.Plan.engine`: routes and link rates, for each
+    flow's own bottleneck), or None where the engine cannot plan it (a result read
+    back from an older file, say)."""
     try:
-        return Plan(sc).engine
+        return plan.engine
     except Exception:  # noqa: BLE001 - metrics without paths, never a failed load
         return None
-
-
-def _reference_bps(sc: dict) -> float:
-    """The normalizing rate, computed by the engine (`tcplab.plan.Plan.reference_bps`:
-    "capacity", "free" = capacity minus the mean UDP rate of any shape, or an
-    explicit rate)."""
-    from tcplab.plan import Plan
-
-    return Plan(sc).reference_bps
 
 
 def _records(df: pd.DataFrame) -> list[dict]:

@@ -235,6 +235,52 @@ class Context:
         its entry names the reduction (`reduction` in run.json). Its
         entry is keyed by the run and by the source of `keep`'s module and of
         `tcplab.metrics`, so editing the reduction recomputes it."""
+        return self.runs([dict(scenario=scenario, overrides=overrides, trace=trace, engine=engine, keep=keep)])[0]
+
+    def runs(self, calls: list[dict]) -> list[Result]:
+        """`run` of each of `calls` (each a dict of `run`'s arguments), in order. When
+        claims run at once, every run of `calls` the cache has not got goes to the
+        shared workers before the first is waited for, so that they run side by side:
+        a claim's loop of `run` (paper D's 64 buffers) kept one run at a time in
+        flight, and at the end of `reproduce all`, one worker of two busy. Each run
+        and its cache entry are those `run` gives."""
+        preps = [self._run_prep(**c) for c in calls]
+        if self.claims is None:
+            return [cached if cached is not None else _traced_run(*args)
+                    for cached, args in preps]
+        subs = [None if cached is not None else self.claims.traced(args[-1], *args[:-1])
+                for cached, args in preps]
+        out: list[Result] = []
+        try:
+            for (cached, args), sub in zip(preps, subs):
+                if sub is None:
+                    out.append(cached)
+                    continue
+                fut, mine = sub
+                key, where = args[-1], args[-2]
+                try:
+                    with self.claims.released():
+                        res = self.claims.pool.result(fut)
+                finally:
+                    if mine:
+                        self.claims.forget(key)
+                if mine:
+                    out.append(res)
+                    continue
+                # another claim's run: read back from the cache (its own copy, as a later run would)
+                again = _cached_run(where, key, self.cache)
+                out.append(again if again is not None else _traced_run(*args))
+        except BaseException:
+            for sub, (_, args) in zip(subs[len(out):], preps[len(out):]):
+                if sub is not None and sub[1]:
+                    sub[0].cancel()  # not started: dropped
+                    self.claims.forget(args[-1])
+            raise
+        return out
+
+    def _run_prep(self, scenario: str | dict, overrides=(), trace=("cwnd", "drops"), engine: str | None = None,
+                  keep: Callable[[Result], dict] | None = None):
+        """(the cached Result or None, `_traced_run`'s arguments) of a `run`."""
         from tcplab.scenario import apply_overrides, read_toml, resolve
         from tcplab.sweep.engines import engine_version
         from tcplab.sweep.keys import point_key
@@ -250,24 +296,7 @@ class Context:
         if keep is not None:
             key += "-" + _reduction_id(keep)
         where = self.cache / "runs" / key
-        cached = _cached_run(where, key, self.cache)
-        if cached is not None:
-            return cached
-        if self.claims is None:
-            return _traced_run(sc, engine, self.progress, keep, where, key)
-        # on the shared workers; a claim asking for a run another claim has under way
-        # waits for it and reads it back from the cache (its own copy, as a later run would)
-        fut, mine = self.claims.traced(key, sc, engine, self.progress, keep, where)
-        try:
-            with self.claims.released():
-                res = self.claims.pool.result(fut)
-        finally:
-            if mine:
-                self.claims.forget(key)
-        if mine:
-            return res
-        cached = _cached_run(where, key, self.cache)
-        return cached if cached is not None else _traced_run(sc, engine, self.progress, keep, where, key)
+        return _cached_run(where, key, self.cache), (sc, engine, self.progress, keep, where, key)
 
     def _profiled(self, scenario):
         """The scenario with the context's TCP profile on every TCP group that names
@@ -284,9 +313,29 @@ class Context:
 
     def fluid(self, **kwargs):
         """tcplab.fluid(...) — milliseconds, so not cached."""
+        return self.fluids([kwargs])[0]
+
+    def fluids(self, calls: list[dict]):
+        """`fluid` of each of `calls` (each a dict of its arguments), in order. When
+        claims run at once they go to the shared workers together, as `runs` does:
+        computed in the claim's own thread, which holds the claims' lock, paper C's
+        model runs (C1's 40, seconds each in --full) kept every other claim from
+        submitting work, and the workers idled."""
         from tcplab.fluid import fluid
 
-        return fluid(**kwargs)
+        if self.claims is None:
+            return [fluid(**c) for c in calls]
+        futs = [self.claims.pool.submit(fluid, **c) for c in calls]
+        out = []
+        try:
+            for fut in futs:
+                with self.claims.released():
+                    out.append(self.claims.pool.result(fut))
+        except BaseException:
+            for fut in futs[len(out):]:
+                fut.cancel()
+            raise
+        return out
 
     # figures -------------------------------------------------------------------------------
 

@@ -53,7 +53,15 @@ class SharedPool:
     Ctrl-C) makes every wait on it raise `Stopped` within `POLL_S`, drops what has
     not started, and stops the packet-engine runs in flight (`cancel_engine_runs`:
     a thread cannot be killed, and the engine sees signals in the main thread only;
-    an ns-2 run in flight goes on to its end)."""
+    an ns-2 run in flight goes on to its end).
+
+    A sweep point is run once per pool (`submit_point`): a point two sweeps share
+    (paper A's sweeps over one parameter each all hold the base point) is run by
+    the first to ask, and the second is given its future — under way, or done.
+    Points are matched by their key, the hash of the resolved scenario (labels
+    left out), the engine, its version and the build (`tcplab.sweep.keys`): the
+    same key is the same run, so the second sweep stores the row it would have
+    computed."""
 
     POLL_S = 0.1
 
@@ -63,10 +71,42 @@ class SharedPool:
         self.jobs = jobs or default_jobs()
         self.stopped = threading.Event()
         self.executor = cf.ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="tcplab-worker")
+        self._guard = threading.Lock()
+        self._points: dict[str, object] = {}  # point key → the future of its run
+        self._waiting: dict[object, int] = {}  # a point's future → the sweeps waiting for it
+        self.reused = 0  # points given to a sweep from another sweep's run
 
     def submit(self, fn, /, *args, **kwargs):
         self.check()
         return self.executor.submit(fn, *args, **kwargs)
+
+    def submit_point(self, task: dict):
+        """The future of sweep point `task`'s row (`run_task`): the run another sweep
+        submitted for the same key if there is one (under way or done with status
+        ok), else a new one. Each call is matched by one `release`."""
+        self.check()
+        with self._guard:
+            fut = self._points.get(task["key"])
+            if fut is not None and (fut.cancelled() or (fut.done() and (
+                    fut.exception() is not None or fut.result()["status"] != "ok"))):
+                fut = None  # a failure is run again, as a sweep of its own would retry it
+            if fut is None:
+                fut = self._points[task["key"]] = self.executor.submit(run_task, task)
+            else:
+                self.reused += 1
+            self._waiting[fut] = self._waiting.get(fut, 0) + 1
+            return fut
+
+    def release(self, fut) -> None:
+        """A sweep no longer waits for `fut` (from `submit_point`): cancelled if it has
+        not started and no other sweep waits for it."""
+        with self._guard:
+            left = self._waiting.get(fut, 1) - 1
+            if left > 0:
+                self._waiting[fut] = left
+                return
+            self._waiting.pop(fut, None)
+            fut.cancel()  # a later `submit_point` of its key submits it again
 
     def check(self) -> None:
         if self.stopped.is_set():
@@ -114,7 +154,8 @@ def cancel_engine_runs() -> None:
 def _run_shared(tasks: Iterable[dict], shared: SharedPool) -> Iterator[dict]:
     """`run_local` on a `SharedPool`: at most 2 × jobs of this sweep's tasks queued
     or running at once (the pool's workers run them in submission order, whichever
-    sweep they come from)."""
+    sweep they come from); a point another sweep on the pool has run or is running
+    is not run again (`SharedPool.submit_point`)."""
     it = iter(tasks)
     inflight: dict = {}
     try:
@@ -123,16 +164,17 @@ def _run_shared(tasks: Iterable[dict], shared: SharedPool) -> Iterator[dict]:
                 task = next(it, None)
                 if task is None:
                     break
-                inflight[shared.submit(run_task, task)] = task
+                inflight[shared.submit_point(task)] = task
             if not inflight:
                 return
             done, _ = shared.wait(inflight)
             for fut in done:
                 inflight.pop(fut)
+                shared.release(fut)
                 yield fut.result()  # run_task never raises
     finally:
         for fut in inflight:
-            fut.cancel()
+            shared.release(fut)
 
 
 def run_local(tasks: Iterable[dict], jobs: int | None = None, pool: str = DEFAULT_POOL,

@@ -29,27 +29,27 @@ def _b1_table(ctx: Context) -> pd.DataFrame:
     rate, protos, ns, dur = runs.epoch_cells(ctx)
     rate_bps = bps(rate)
     rows, per_epoch = [], []
-    for p in protos:
-        for n in ns:
-            r = runs.epoch_run(ctx, rate, p, n, dur)
-            ids = r.flows.loc[r.flows["kind"] == "tcp", "id"].tolist()
-            skip = min(10.0, dur / 4)
-            q = mean_queue(r.traces["queue"], 0, skip, dur)
-            rtt = rtt_min(rate_bps) + q * packet * 8 / rate_bps
-            ep = epochs(r.traces["tcp"], ids, p[0], p[1], start=skip, gap_s=rtt)
-            ep["rtts"] = ep["seconds"] / rtt
-            ep["ratio"] = ep["rtts"] / ep["eq4_rtts"]
-            per_epoch.append(ep.assign(protocol=label(p), N=n))
-            w5 = float(gaimd.fair_share_window(rate_bps / (packet * 8), rtt, n))
-            rows.append({"protocol": label(p), "alpha": p[0], "beta": p[1], "N": n, "epochs": len(ep),
-                         "rtt_s": rtt, "mean_queue": q,
-                         "epoch_s": float(ep["seconds"].median()) if len(ep) else np.nan,
-                         "epoch_rtts": float(ep["rtts"].median()) if len(ep) else np.nan,
-                         "w_end": float(ep["w_end"].median()) if len(ep) else np.nan,
-                         "eq4_measured_w": float(ep["eq4_rtts"].median()) if len(ep) else np.nan,
-                         "ratio_eq4": float(ep["ratio"].median()) if len(ep) else np.nan,
-                         "w_eq5": w5, "eq45_rtts": float(gaimd.congestion_epoch_rtts(w5, p[0], p[1])),
-                         "timeouts": int(r.flows["timeouts"].sum())})
+    cells = [(p, n) for p in protos for n in ns]
+    traced = ctx.runs([runs.epoch_call(rate, p, n, dur) for p, n in cells])  # side by side
+    for (p, n), r in zip(cells, traced):
+        ids = r.flows.loc[r.flows["kind"] == "tcp", "id"].tolist()
+        skip = min(10.0, dur / 4)
+        q = mean_queue(r.traces["queue"], 0, skip, dur)
+        rtt = rtt_min(rate_bps) + q * packet * 8 / rate_bps
+        ep = epochs(r.traces["tcp"], ids, p[0], p[1], start=skip, gap_s=rtt)
+        ep["rtts"] = ep["seconds"] / rtt
+        ep["ratio"] = ep["rtts"] / ep["eq4_rtts"]
+        per_epoch.append(ep.assign(protocol=label(p), N=n))
+        w5 = float(gaimd.fair_share_window(rate_bps / (packet * 8), rtt, n))
+        rows.append({"protocol": label(p), "alpha": p[0], "beta": p[1], "N": n, "epochs": len(ep),
+                     "rtt_s": rtt, "mean_queue": q,
+                     "epoch_s": float(ep["seconds"].median()) if len(ep) else np.nan,
+                     "epoch_rtts": float(ep["rtts"].median()) if len(ep) else np.nan,
+                     "w_end": float(ep["w_end"].median()) if len(ep) else np.nan,
+                     "eq4_measured_w": float(ep["eq4_rtts"].median()) if len(ep) else np.nan,
+                     "ratio_eq4": float(ep["ratio"].median()) if len(ep) else np.nan,
+                     "w_eq5": w5, "eq45_rtts": float(gaimd.congestion_epoch_rtts(w5, p[0], p[1])),
+                     "timeouts": int(r.flows["timeouts"].sum())})
     df = pd.DataFrame(rows)
     ctx.memo["b1"] = df
     ctx.memo["b1_epochs"] = pd.concat(per_epoch, ignore_index=True) if per_epoch else pd.DataFrame()
@@ -364,14 +364,14 @@ def check_b7(ctx: Context) -> Outcome:
     n, pers, dur = runs.cbr_cells(ctx)
     rate = f"{n}Mbps"
     rows = []
-    for p in PROTOCOLS:
-        for per in pers:
-            r = runs.cbr_run(ctx, p, n, per, dur)
-            al = runs.allotted(r, 10.0, dur)
-            rows.append({"protocol": label(p), "alpha": p[0], "beta": p[1], "PER": per,
-                         "success_reads": app_success(r),
-                         "success_allotted": success_percentage(al, 1e6, 0.7),
-                         "mean_goodput_mbps": float(np.nanmean(al.to_numpy())) / 1e6})
+    cells = [(p, per) for p in PROTOCOLS for per in pers]
+    traced = ctx.runs([runs.cbr_call(p, n, per, dur) for p, per in cells])  # side by side
+    for (p, per), r in zip(cells, traced):
+        al = runs.allotted(r, 10.0, dur)
+        rows.append({"protocol": label(p), "alpha": p[0], "beta": p[1], "PER": per,
+                     "success_reads": app_success(r),
+                     "success_allotted": success_percentage(al, 1e6, 0.7),
+                     "mean_goodput_mbps": float(np.nanmean(al.to_numpy())) / 1e6})
     df = pd.DataFrame(rows)
     # the paper's reads from the playback buffer when the engine reports them; else allotted goodput
     main = "success_reads" if df["success_reads"].notna().all() else "success_allotted"

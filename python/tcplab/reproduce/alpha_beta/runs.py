@@ -133,13 +133,19 @@ def leave_groups(p, initial: int, steps, jitter: str = "0.5s") -> dict:
 def allotted(run, start: float, end: float) -> pd.DataFrame:
     """Per-second goodput (bit/s) of every TCP flow, NaN outside its (start, stop]."""
     from tcplab.metrics import allotted_goodput
-    from tcplab.plan import first_data_seq
-    from tcplab.traces import payload_bytes
+    from tcplab.plan import Plan
 
     tcp = run.traces["tcp"]
     ids = run.flows.loc[run.flows["kind"] == "tcp", "id"].tolist()
-    pay = payload_bytes(run.flows, run.scenario).loc[ids]
-    first = first_data_seq(run.scenario)
+    # `tcplab.traces.payload_bytes`'s numbers (each group's first flow's payload) from one
+    # Plan: it builds one per flow row, which cost 0.2 s a run with B7's hundreds of flows
+    plan = Plan(run.scenario)
+    per_group: dict[str, float] = {}
+    for f in plan.flows:
+        per_group.setdefault(f.group, float(f.payload))
+    pay = pd.Series(run.flows["group"].map(per_group).to_numpy(dtype=float),
+                    index=run.flows["id"].to_numpy()).loc[ids]
+    first = plan.first_data_seq
     return allotted_goodput(tcp[tcp["flow"].isin(ids)], pay, 1.0, start, end, run.flows, first)
 
 
@@ -154,10 +160,15 @@ def epoch_cells(ctx: Context) -> tuple[str, list, list, float]:
     return "10Mbps", protos, ns, dur
 
 
+def epoch_call(rate: str, p, n: int, dur: float) -> dict:
+    """`Context.run`'s arguments of the traced run (cwnd, queue) of N flows of protocol p."""
+    sc = scenario(rate, {"tcp": tcp_group(p, n)}, f"{dur:g}s")
+    return dict(scenario=sc, trace=("cwnd", "queue"))
+
+
 def epoch_run(ctx: Context, rate: str, p, n: int, dur: float):
     """One traced run (cwnd, queue) of N flows of protocol p."""
-    sc = scenario(rate, {"tcp": tcp_group(p, n)}, f"{dur:g}s")
-    return ctx.run(sc, trace=("cwnd", "queue"))
+    return ctx.run(**epoch_call(rate, p, n, dur))
 
 
 # --- B2, B3, B8: sweeps ----------------------------------------------------------------------------
@@ -296,6 +307,11 @@ def cbr_cells(ctx: Context) -> tuple[int, list, float]:
 def cbr_run(ctx: Context, p, n: int, per: float, dur: float):
     """N flows of protocol p each carrying 1 Mb/s CBR with a playback reader, over an
     N Mb/s path with Bernoulli errors `per` on the sink links."""
+    return ctx.run(**cbr_call(p, n, per, dur))
+
+
+def cbr_call(p, n: int, per: float, dur: float) -> dict:
+    """`Context.run`'s arguments of `cbr_run`."""
     from tcplab.scenario import apply_overrides
 
     # ns-2's CBR over a TCP agent: every write is queued in the sender (no send-buffer bound)
@@ -303,4 +319,4 @@ def cbr_run(ctx: Context, p, n: int, per: float, dur: float):
     sc = scenario(f"{n}Mbps", {"tcp": tcp_group(p, n, app=dict(app))}, f"{dur:g}s", warmup="10s")
     sc["topology"]["sink_access"] = dict(sc["topology"]["sink_access"], errors={"model": "bernoulli", "per": per})
     sc = apply_overrides(sc, [("trace.interval", "0.1s")])
-    return ctx.run(sc, trace=("cwnd", "seq"))
+    return dict(scenario=sc, trace=("cwnd", "seq"))

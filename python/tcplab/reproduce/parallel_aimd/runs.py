@@ -88,9 +88,9 @@ def red_overrides(b: int) -> dict:
 
 def one_policies(ctx: Context) -> pd.DataFrame:
     """C1: the mean aggregate under each ONE policy for every N."""
-    return pd.DataFrame([{"policy": p, "N": n, "fluid": ctx.fluid(n=n, beta=0.5, policy=p, events=events(ctx),
-                                                                 seed=n).metrics["mean_aggregate"]}
-                         for p in ONE_POLICIES for n in model_ns(ctx)])
+    cells = [(p, n) for p in ONE_POLICIES for n in model_ns(ctx)]
+    runs = ctx.fluids([dict(n=n, beta=0.5, policy=p, events=events(ctx), seed=n) for p, n in cells])
+    return pd.DataFrame([{"policy": p, "N": n, "fluid": r.metrics["mean_aggregate"]} for (p, n), r in zip(cells, runs)])
 
 
 def biased(ctx: Context, sigmas) -> pd.DataFrame:

@@ -49,12 +49,13 @@ def cycles(tcp: pd.DataFrame, flow=0) -> pd.DataFrame:
 
 
 def runs(ctx: Context, bufs, extra=(), keep=None) -> dict[int, object]:
-    """The traced run (cwnd, drops and `extra`) of every buffer B in `bufs`, cached."""
-    out = {}
-    for b in bufs:
-        out[b] = ctx.run(SCENARIO, [f"topology.bottleneck.buffer={b}", f"duration={duration(ctx)}", "warmup=60s"],
-                         trace=("cwnd", "drops") + tuple(extra), keep=keep)
-    return out
+    """The traced run (cwnd, drops and `extra`) of every buffer B in `bufs`, cached
+    (side by side on the shared workers, `Context.runs`)."""
+    bufs = list(bufs)
+    calls = [dict(scenario=SCENARIO, overrides=[f"topology.bottleneck.buffer={b}", f"duration={duration(ctx)}",
+                                               "warmup=60s"], trace=("cwnd", "drops") + tuple(extra), keep=keep)
+             for b in bufs]
+    return dict(zip(bufs, ctx.runs(calls)))
 
 
 def _cycles_only(r) -> dict[str, pd.DataFrame]:
