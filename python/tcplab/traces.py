@@ -129,12 +129,13 @@ def _by_time(df: pd.DataFrame) -> pd.DataFrame:
 
 def payload_bytes(flows: pd.DataFrame, scenario: dict) -> pd.Series:
     """Payload bytes per data packet of each flow (index = flow id), as
-    `tcplab.plan.payload_bytes` defines them for the flow's group."""
+    `tcplab.plan.payload_bytes` defines them for the flow's group (asked once per
+    group: each answer builds the engine's plan of the scenario, and a run can
+    have hundreds of flows in a handful of groups)."""
     from tcplab import plan
 
-    def one(group: str) -> float:
-        return float(plan.payload_bytes(scenario, group))
-    return pd.Series(flows["group"].map(one).to_numpy(dtype=float), index=flows["id"].to_numpy())
+    per_group = {g: float(plan.payload_bytes(scenario, g)) for g in pd.unique(flows["group"])}
+    return pd.Series(flows["group"].map(per_group).to_numpy(dtype=float), index=flows["id"].to_numpy())
 
 
 def base_rtt_s(scenario: dict, group: str | None = None) -> float:
