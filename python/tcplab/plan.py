@@ -46,7 +46,7 @@ def payload_bytes(scenario: Mapping, group: str) -> int:
     """Payload bytes of one data packet of flow group `group` (resolved scenario),
     as the engine's Plan gives them: packet_size − header_size for TCP,
     packet_size for UDP."""
-    return _payload(Plan(scenario).first_of(group))
+    return Plan(scenario).payload_bytes(group)
 
 
 def _payload(flow: Mapping) -> int:
@@ -161,6 +161,10 @@ class Plan:
     def flow(self, fid: int) -> dict:
         """The engine's plan of flow `fid` (route, tcp, udp, app, sizes)."""
         return self.engine["flows"][int(fid)]
+
+    def payload_bytes(self, group: str) -> int:
+        """Payload bytes of one data packet of flow group `group` (`payload_bytes`)."""
+        return _payload(self.first_of(group))
 
     def first_of(self, group: str | None = None) -> dict:
         """The engine's plan of the first flow of `group` (default: the first TCP group,

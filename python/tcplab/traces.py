@@ -129,12 +129,13 @@ def _by_time(df: pd.DataFrame) -> pd.DataFrame:
 
 def payload_bytes(flows: pd.DataFrame, scenario: dict) -> pd.Series:
     """Payload bytes per data packet of each flow (index = flow id), as
-    `tcplab.plan.payload_bytes` defines them for the flow's group (asked once per
-    group: each answer builds the engine's plan of the scenario, and a run can
-    have hundreds of flows in a handful of groups)."""
-    from tcplab import plan
+    `tcplab.plan.payload_bytes` defines them for the flow's group (from one
+    engine plan of the scenario: a run can have hundreds of flows in a handful
+    of groups)."""
+    from tcplab.plan import Plan
 
-    per_group = {g: float(plan.payload_bytes(scenario, g)) for g in pd.unique(flows["group"])}
+    p = Plan(scenario)
+    per_group = {g: float(p.payload_bytes(g)) for g in pd.unique(flows["group"])}
     return pd.Series(flows["group"].map(per_group).to_numpy(dtype=float), index=flows["id"].to_numpy())
 
 

@@ -48,16 +48,25 @@ pub fn ns_f64(t: SimTime) -> f64 {
     t as i64 as f64
 }
 
+/// A time in ns, `y`, split into its whole ns and their fraction by
+/// truncation, where that is exact (0 ≤ y < 2^52, which a run's times are);
+/// None elsewhere. `floor` and `round` are library calls on the baseline
+/// x86-64 target.
+#[inline(always)]
+pub fn whole_and_fraction_ns(y: f64) -> Option<(SimTime, f64)> {
+    (0.0..4.5e15).contains(&y).then(|| {
+        let t = y as SimTime;
+        (t, y - t as f64)
+    })
+}
+
 /// `y.round() as SimTime`, the same value, without the library's `round`
-/// (a call on the baseline x86-64 target) for the times of a run: below
-/// 2^52, truncation and the fraction it leaves are exact.
+/// for the times of a run (`whole_and_fraction_ns`).
 #[inline(always)]
 pub fn round_ns(y: f64) -> SimTime {
-    if (0.0..4.5e15).contains(&y) {
-        let t = y as SimTime;
-        t + (y - t as f64 >= 0.5) as SimTime
-    } else {
-        y.round() as SimTime
+    match whole_and_fraction_ns(y) {
+        Some((t, frac)) => t + (frac >= 0.5) as SimTime,
+        None => y.round() as SimTime,
     }
 }
 

@@ -25,6 +25,17 @@ fn run(json: &str, chain: bool) -> RunOutput {
 
 /// Two runs of one plan, one with a shortcut and one without, report the same
 /// summary but for the event count.
+/// `a` does what `b` does in fewer than `tenths` tenths of its events.
+fn assert_same_in_fewer_events(a: &RunOutput, b: &RunOutput, tenths: u64) {
+    assert!(
+        a.summary.events * 10 < b.summary.events * tenths,
+        "{} vs {} events",
+        a.summary.events,
+        b.summary.events
+    );
+    assert_same_but_the_event_count(a, b);
+}
+
 fn assert_same_but_the_event_count(a: &RunOutput, b: &RunOutput) {
     let (mut sa, mut sb) = (
         serde_json::to_value(&a.summary).unwrap(),
@@ -57,13 +68,7 @@ fn receivers_without_an_event_change_nothing_but_the_event_count() {
               "udp": {{"kind": "udp", "rate": "0.2Mbps"}}}}}}"#
         );
         let (a, b) = (run(&json, true), run(&json, false));
-        assert!(
-            a.summary.events * 10 < b.summary.events * tenths,
-            "{} vs {} events",
-            a.summary.events,
-            b.summary.events
-        );
-        assert_same_but_the_event_count(&a, &b);
+        assert_same_in_fewer_events(&a, &b, tenths);
     }
 }
 
@@ -197,13 +202,7 @@ fn same_in_fewer_events_without(
     let mut sim = Sim::new(&plan);
     assert!(off(&mut sim) > 0);
     let b = sim.run();
-    assert!(
-        a.summary.events * 10 < b.summary.events * tenths,
-        "{} vs {} events",
-        a.summary.events,
-        b.summary.events
-    );
-    assert_same_but_the_event_count(&a, &b);
+    assert_same_in_fewer_events(&a, &b, tenths);
 }
 
 /// A link that hands packets on to the next link at the instant they reach

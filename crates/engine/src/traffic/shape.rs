@@ -838,13 +838,10 @@ const NOISE_FACTOR: f64 = 16.0;
 #[inline]
 fn near_half_ns(x: f64, noise: f64) -> bool {
     let y = x * NS_PER_S as f64;
-    // y's fraction: y − ⌊y⌋ by truncation, the same value (a run's times
-    // are far below 2^52 ns, where every double is whole; `floor` is a
-    // library call on the baseline x86-64 target)
-    let frac = if (0.0..4.5e15).contains(&y) {
-        y - (y as i64) as f64
-    } else {
-        y - y.floor()
+    // y's fraction, y − ⌊y⌋, without the library's `floor` where it can
+    let frac = match crate::time::whole_and_fraction_ns(y) {
+        Some((_, f)) => f,
+        None => y - y.floor(),
     };
     (frac - 0.5).abs() <= noise * NS_PER_S as f64
 }
