@@ -346,27 +346,46 @@ class Context:
         self._pending_figures.append((fig, stem))
         return stem
 
-    def _thumbnail(self, fig, stem: str) -> None:
+    def _thumbnail(self, fig, stem: str, box, png: Path) -> None:
         """thumbs/<stem>.png for the report's index: a figure of several panels is
-        drawn by its first panel alone (the whole, shrunk to a thumbnail's width, was
-        unreadable); a one-panel figure is left to `report.thumbnail`."""
+        shown by its first panel alone (the whole, shrunk to a thumbnail's width, was
+        unreadable); a one-panel figure is left to `report.thumbnail`.
+
+        The panel is cut from `png`, the figure just written at `FIGURE_DPI` cropped to
+        `box` (inches), and scaled to the thumbnail's width: drawing the figure once
+        more, at the thumbnail's resolution, cost as much as writing it."""
+        from PIL import Image
+
         from tcplab.outdir import atomic_path
         from tcplab.reproduce.report import THUMB_WIDTH
 
         axes = [a for a in fig.axes if a.get_visible() and a.get_label() != "<colorbar>"]
         if len(axes) < 2:
             return
-        box = axes[0].get_tightbbox(fig.canvas.get_renderer()).transformed(fig.dpi_scale_trans.inverted())
-        box = box.padded(0.08)
+        from matplotlib.backends.backend_agg import RendererAgg
+
+        with _dpi(fig, FIGURE_DPI):
+            w, h = fig.bbox.size
+            panel = axes[0].get_tightbbox(RendererAgg(w, h, FIGURE_DPI)).transformed(fig.dpi_scale_trans.inverted())
+        panel = panel.padded(0.08)
+        with Image.open(png) as im:
+            # inches from the box's top left corner to pixels of the png (its rows run down)
+            left = max(0, round((panel.x0 - box.x0) * FIGURE_DPI))
+            upper = max(0, round((box.y1 - panel.y1) * FIGURE_DPI))
+            right = min(im.width, round((panel.x1 - box.x0) * FIGURE_DPI))
+            lower = min(im.height, round((box.y1 - panel.y0) * FIGURE_DPI))
+            cut = im.crop((left, upper, right, lower))
+        height = max(1, round(cut.height * THUMB_WIDTH / cut.width))
+        small = cut.resize((THUMB_WIDTH, height), Image.LANCZOS)
         dest = self.root / "thumbs" / f"{stem}.png"
         dest.parent.mkdir(parents=True, exist_ok=True)
-        atomic_path(dest, lambda tmp: fig.savefig(tmp, format="png", dpi=THUMB_WIDTH / box.width,
-                                                  bbox_inches=box))
+        atomic_path(dest, lambda tmp: small.save(tmp, format="PNG"))
 
     def write_figures(self, claim_id: str, verdict: str | None) -> None:
         """Write the figures the claim's check kept, each headed by "<claim> — <verdict>"
         (None: discard them, the check did not finish)."""
         import matplotlib.pyplot as plt
+        from matplotlib.layout_engine import PlaceHolderLayoutEngine
 
         from tcplab.outdir import atomic_path
         from tcplab.provenance import figure_metadata
@@ -381,15 +400,72 @@ class Context:
                 fig.text(0.5, 1.0, f"{claim_id} — {shown}", ha="center", va="bottom", fontsize=11,
                          weight="bold", color=VERDICT_COLORS.get(verdict, "black"),
                          transform=fig.transFigure)
+                # each format's tight box measured without drawing (`tight_box`): savefig
+                # drew the figure once more to measure it, and once more again while the
+                # figure keeps the placeholder `tight_layout()` leaves (a layout engine
+                # that lays out nothing): it is dropped, the figure is drawn already. A
+                # figure with a layout engine that lays it out is saved as it was
+                laid_out = fig.get_layout_engine() is None or isinstance(fig.get_layout_engine(),
+                                                                           PlaceHolderLayoutEngine)
+                if laid_out:
+                    fig.set_layout_engine(None)
+                boxes = {}
                 for ext in ("png", "svg"):
                     path = self.root / f"{stem}.{ext}"
-                    atomic_path(path, lambda tmp, fig=fig, ext=ext, path=path: fig.savefig(
-                        tmp, format=ext, dpi=120, bbox_inches="tight",
+                    box = boxes[ext] = tight_box(fig, ext, FIGURE_DPI) if laid_out else "tight"
+                    atomic_path(path, lambda tmp, fig=fig, ext=ext, path=path, box=box: fig.savefig(
+                        tmp, format=ext, dpi=FIGURE_DPI, bbox_inches=box,
                         metadata=figure_metadata(path, engine=self.engine, paper=self.paper.slug)))
-                self._thumbnail(fig, stem)
+                box = boxes["png"] if laid_out else tight_box(fig, "png", FIGURE_DPI)  # laid out by now
+                self._thumbnail(fig, stem, box, self.root / f"{stem}.png")
         finally:
             for fig, _ in pending:
                 plt.close(fig)
+
+
+#: the resolution of the reports' PNG figures
+FIGURE_DPI = 120
+
+
+@contextmanager
+def _dpi(fig, dpi: float):
+    """`fig` at `dpi` for the block (as savefig sets it while it draws)."""
+    before = fig.dpi
+    fig.dpi = dpi
+    try:
+        yield fig
+    finally:
+        fig.dpi = before
+
+
+def tight_box(fig, fmt: str, dpi: float):
+    """The box (inches) `fig.savefig(format=fmt, dpi=dpi, bbox_inches="tight")` crops
+    the figure to (fmt: "png" or "svg"), padded by `savefig.pad_inches`. Given to
+    savefig as `bbox_inches`, it saves the same picture without the draw savefig makes
+    to measure it: each tight save laid the whole figure out once more. Measured with
+    the format's own renderer (Agg at `dpi`; svg's at 72 dpi, as savefig draws a
+    vector format), whose text extents differ by fractions of a point. Measured without
+    a draw: on every figure of `reproduce all` the box is the one savefig finds after
+    its draw, the png the same pixel for pixel (tests/test_reproduce_figures.py)."""
+    import io
+
+    import matplotlib as mpl
+
+    if fmt == "png":
+        from matplotlib.backends.backend_agg import RendererAgg
+
+        with _dpi(fig, dpi):
+            w, h = fig.bbox.size
+            box = fig.get_tightbbox(RendererAgg(w, h, dpi))
+    elif fmt == "svg":
+        from matplotlib.backends.backend_svg import RendererSVG
+
+        with _dpi(fig, 72):
+            w, h = fig.get_size_inches() * 72
+            box = fig.get_tightbbox(RendererSVG(w, h, io.StringIO(), image_dpi=dpi))
+    else:
+        raise ValueError(f"tight_box: format {fmt!r}, expected png or svg")
+    return box.padded(mpl.rcParams["savefig.pad_inches"])
 
 
 def _traced_run(sc: dict, engine: str, progress, keep, where: Path, key: str) -> Result:
