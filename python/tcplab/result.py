@@ -202,15 +202,14 @@ class Result:
         plan = Plan(sc)  # one engine Plan for the rates and the paths (each built its own)
         reference_bps = float(raw.get("reference_bps") or plan.reference_bps)
         _fill_rates(flows, plan, measured_s)
-        metrics = compute_metrics(flows, links, reference_bps, measured_s, _engine_plan(plan))
+        metrics = compute_metrics(flows, links, reference_bps, measured_s, plan.engine)
         if "events" in raw:
             metrics["events"] = int(raw["events"])
         playback = (raw.get("traces") or {}).get("playback")
         if playback is not None and len(playback):
             from tcplab.metrics import playback_success
-            from tcplab.plan import plan
 
-            start = plan(sc, resolved=True).warmup_s
+            start = plan.warmup_s
             # paper B7: share of reads that got at least 70 % of their amount
             metrics["app_success_percentage"] = playback_success(
                 playback, start, start + measured_s, 0.7)
@@ -351,16 +350,6 @@ def _fill_rates(flows: dict, plan, measured_s: float) -> None:
                 given = pd.to_numeric(given, errors="coerce")
             value = np.where(np.isnan(given), value, given) if given.dtype.kind == "f" else given
         flows[col] = value
-
-
-def _engine_plan(plan) -> dict | None:
-    """The engine's Plan (`tcplab.plan.Plan.engine`: routes and link rates, for each
-    flow's own bottleneck), or None where the engine cannot plan it (a result read
-    back from an older file, say)."""
-    try:
-        return plan.engine
-    except Exception:  # noqa: BLE001 - metrics without paths, never a failed load
-        return None
 
 
 def _records(df: pd.DataFrame) -> list[dict]:

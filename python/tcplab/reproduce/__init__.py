@@ -362,11 +362,8 @@ class Context:
         axes = [a for a in fig.axes if a.get_visible() and a.get_label() != "<colorbar>"]
         if len(axes) < 2:
             return
-        from matplotlib.backends.backend_agg import RendererAgg
-
-        with _dpi(fig, FIGURE_DPI):
-            w, h = fig.bbox.size
-            panel = axes[0].get_tightbbox(RendererAgg(w, h, FIGURE_DPI)).transformed(fig.dpi_scale_trans.inverted())
+        with _agg(fig, FIGURE_DPI) as renderer:
+            panel = axes[0].get_tightbbox(renderer).transformed(fig.dpi_scale_trans.inverted())
         panel = panel.padded(0.08)
         with Image.open(png) as im:
             # inches from the box's top left corner to pixels of the png (its rows run down)
@@ -438,6 +435,17 @@ def _dpi(fig, dpi: float):
         fig.dpi = before
 
 
+@contextmanager
+def _agg(fig, dpi: float):
+    """An Agg renderer of `fig` at `dpi` (the png's), `fig` at that dpi for the block:
+    what a png save measures extents with, without drawing."""
+    from matplotlib.backends.backend_agg import RendererAgg
+
+    with _dpi(fig, dpi):
+        w, h = fig.bbox.size
+        yield RendererAgg(w, h, dpi)
+
+
 def tight_box(fig, fmt: str, dpi: float):
     """The box (inches) `fig.savefig(format=fmt, dpi=dpi, bbox_inches="tight")` crops
     the figure to (fmt: "png" or "svg"), padded by `savefig.pad_inches`. Given to
@@ -452,11 +460,8 @@ def tight_box(fig, fmt: str, dpi: float):
     import matplotlib as mpl
 
     if fmt == "png":
-        from matplotlib.backends.backend_agg import RendererAgg
-
-        with _dpi(fig, dpi):
-            w, h = fig.bbox.size
-            box = fig.get_tightbbox(RendererAgg(w, h, dpi))
+        with _agg(fig, dpi) as renderer:
+            box = fig.get_tightbbox(renderer)
     elif fmt == "svg":
         from matplotlib.backends.backend_svg import RendererSVG
 
