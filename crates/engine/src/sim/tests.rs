@@ -398,3 +398,43 @@ fn a_flows_hot_record_is_one_cache_line() {
     assert_eq!(std::mem::size_of::<FlowHot>(), 64);
     assert_eq!(std::mem::align_of::<FlowHot>(), 64);
 }
+
+/// A sine-shaped source's departures replayed from an earlier run of the
+/// process (`traffic::schedule`) make the same run as departures solved
+/// afresh: as long a run, a shorter one, and a longer one, which goes on
+/// past the recording from the shape as it was at its end.
+#[test]
+fn departures_replayed_from_an_earlier_run_change_nothing() {
+    use crate::traffic::schedule;
+    let json = |end: &str| {
+        format!(
+            r#"{{"duration": "{end}", "warmup": "2s", "seed": 5,
+            "topology": {{
+              "bottleneck": {{"rate": "2Mbps", "delay": "7ms", "buffer": 12}},
+              "access": {{"rate": "10Mbps", "delay": "3ms", "buffer": 100}},
+              "sink_access": {{"rate": "10Mbps", "delay": "3ms", "buffer": 100}}}},
+            "flows": {{
+              "tcp": {{"kind": "tcp", "variant": "reno"}},
+              "sine": {{"kind": "udp", "rate": {{"shape": "sine", "mean": "1Mbps", "amplitude": "0.9Mbps",
+                        "frequency": "0.3Hz", "phase": 0.987654}}}}}}}}"#
+        )
+    };
+    let fresh = |end: &str| {
+        schedule::forget_all();
+        run(&json(end), true)
+    };
+    let (short, long) = (fresh("20.0031s"), fresh("45.0017s"));
+    schedule::forget_all();
+    let same = |a: &RunOutput, b: &RunOutput| {
+        assert_eq!(
+            serde_json::to_value(&a.summary).unwrap(),
+            serde_json::to_value(&b.summary).unwrap()
+        )
+    };
+    same(&run(&json("20.0031s"), true), &short); // solves and records
+    assert!(schedule::kept() > 0);
+    same(&run(&json("20.0031s"), true), &short); // replays
+    same(&run(&json("45.0017s"), true), &long); // replays, then solves on
+    same(&run(&json("20.0031s"), true), &short); // replays part of the longer
+    same(&run(&json("45.0017s"), true), &long);
+}

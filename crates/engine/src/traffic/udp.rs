@@ -1,6 +1,9 @@
 //! A UDP source sending fixed-size packets paced by a rate shape, and its
 //! sink, which only counts.
 
+use std::sync::Arc;
+
+use super::schedule::{self, Schedule};
 use super::shape::Shape;
 use crate::net::packet::{Kind, Packet};
 use crate::rng::{stream, Rng};
@@ -27,6 +30,12 @@ pub struct UdpSource {
     /// Tracefile, whose gaps are whole microseconds, so both engines send at the
     /// same instants. A constant source (ns-2's CBR) sends on its own schedule.
     grid_origin: Option<SimTime>,
+    /// The nominal departures come from a schedule an earlier run of this
+    /// process recorded (`schedule`): it, and how many have been taken.
+    replay: Option<(Arc<Schedule>, usize)>,
+    /// This run records its nominal departures: the schedule's key, the
+    /// departures, and whether the shape has given its last.
+    record: Option<(Vec<u64>, Vec<SimTime>, bool)>,
 }
 
 impl UdpSource {
@@ -42,6 +51,8 @@ impl UdpSource {
             jitter_rng: Rng::stream(seed, stream::UDP_SOURCE, JITTER_STREAM + flow as u64),
             nominal: 0,
             grid_origin: None,
+            replay: None,
+            record: None,
         }
     }
 
@@ -66,6 +77,14 @@ impl UdpSource {
     /// The source starts at `start`: when its first packet leaves.
     pub fn first_departure(&mut self, start: SimTime) -> SimTime {
         self.nominal = start;
+        let bits = self.packet_size as f64 * 8.0;
+        (self.replay, self.record) = match schedule::key_of(&self.shape, bits, start) {
+            Some(key) => match schedule::find(&key) {
+                Some(s) => (Some((s, 0)), None),
+                None => (None, Some((key, Vec::new(), false))),
+            },
+            None => (None, None),
+        };
         let on_grid = !matches!(self.shape, Shape::Constant { .. }) || self.jitter_ns > 0;
         self.grid_origin = on_grid.then_some(start);
         let t = start + self.jitter();
@@ -78,15 +97,58 @@ impl UdpSource {
         let p = Packet::new(Kind::Udp, self.flow, self.next_seq, self.packet_size);
         self.next_seq = self.next_seq.wrapping_add(1);
         self.sent += 1;
-        let next = self
-            .shape
-            .next_departure(self.nominal, self.packet_size as f64 * 8.0);
-        let next = next.map(|n| {
+        let next = self.next_nominal().map(|n| {
             self.nominal = n;
             let t = (n + self.jitter()).max(now);
             self.on_grid(t)
         });
         (p, next)
+    }
+}
+
+impl UdpSource {
+    /// The shape's next departure after `nominal`: replayed, or solved (and
+    /// recorded).
+    #[inline]
+    fn next_nominal(&mut self) -> Option<SimTime> {
+        if let Some((s, i)) = &mut self.replay {
+            if let Some(&t) = s.times.get(*i) {
+                *i += 1;
+                return Some(t);
+            }
+            self.past_the_replay()?;
+        }
+        let next = self
+            .shape
+            .next_departure(self.nominal, self.packet_size as f64 * 8.0);
+        if let Some((_, times, ended)) = &mut self.record {
+            match next {
+                Some(t) => times.push(t),
+                None => *ended = true,
+            }
+        }
+        next
+    }
+
+    /// The replay ran out: the shape as it was after the schedule's last
+    /// departure goes on (and this run records the longer schedule); None if
+    /// that shape had no more.
+    #[cold]
+    fn past_the_replay(&mut self) -> Option<()> {
+        let (s, _) = self.replay.take()?;
+        self.shape = s.after.clone()?;
+        self.record = Some((s.key().to_vec(), s.times.clone(), false));
+        Some(())
+    }
+}
+
+impl Drop for UdpSource {
+    /// A recorded schedule is kept for the next run of this process.
+    fn drop(&mut self) {
+        if let Some((key, times, ended)) = self.record.take() {
+            let after = (!ended).then(|| self.shape.clone());
+            schedule::keep(key, times, after);
+        }
     }
 }
 

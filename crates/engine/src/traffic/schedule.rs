@@ -1,0 +1,207 @@
+//! Departure schedules of sine-shaped sources, remembered across the runs of
+//! one process.
+//!
+//! A sine-shaped UDP source's nominal departures (before jitter and the
+//! microsecond grid) are a function of its shape, its packet size and its
+//! start alone: the shape is deterministic, and each departure is solved from
+//! the one before. A sweep runs one background under many TCP settings and
+//! seeds — paper A's sweeps hold about a hundred distinct schedules for
+//! thousands of runs — and solving the departures is about a fifth of such a
+//! run's instructions. So the first run of a schedule records it, and later
+//! runs in the same process replay it; a run that needs more departures than
+//! were recorded goes on from a copy of the shape as it was after the last
+//! one, so every departure is the one the shape would have given (its state,
+//! the phases it rotates on, depends on the calls made before).
+//!
+//! Bounded: at most `BUDGET` departures are kept in all (128 MB), the least
+//! recently used schedule going first.
+
+use std::sync::{Arc, Mutex};
+
+use super::shape::Shape;
+use crate::time::SimTime;
+
+/// Departures kept in all, over every schedule (8 bytes each).
+const BUDGET: usize = 16 << 20;
+
+/// Schedules shorter than this are not worth keeping.
+const SHORTEST: usize = 256;
+
+pub struct Schedule {
+    key: Vec<u64>,
+    /// The nominal departures after the start, in order.
+    pub times: Vec<SimTime>,
+    /// The shape as it was after computing the last of `times`; None when
+    /// the shape had no departure after it.
+    pub after: Option<Shape>,
+}
+
+impl Schedule {
+    pub fn key(&self) -> &[u64] {
+        &self.key
+    }
+}
+
+/// Most recently used last.
+static KEPT: Mutex<Vec<Arc<Schedule>>> = Mutex::new(Vec::new());
+
+/// What identifies a schedule: the shape's parameters (bit for bit), the
+/// packet's size in bits and the start. None for shapes that are not
+/// remembered: constant (one division per packet), piecewise (cheap), on/off
+/// (random).
+pub fn key_of(shape: &Shape, bits: f64, start: SimTime) -> Option<Vec<u64>> {
+    let Shape::Sines {
+        offset_bps,
+        terms,
+        bracket_s,
+        ..
+    } = shape
+    else {
+        return None;
+    };
+    Some(
+        [*offset_bps, *bracket_s, bits]
+            .into_iter()
+            .chain(terms.iter().flat_map(|s| [s.amp_bps, s.omega, s.phase]))
+            .map(f64::to_bits)
+            .chain([start])
+            .collect(),
+    )
+}
+
+/// The schedule recorded under `key`, if any.
+pub fn find(key: &[u64]) -> Option<Arc<Schedule>> {
+    let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+    let i = kept.iter().position(|s| s.key == key)?;
+    let s = kept.remove(i);
+    kept.push(s.clone());
+    Some(s)
+}
+
+/// Remember `times` under `key` (unless as much is already kept).
+pub fn keep(key: Vec<u64>, times: Vec<SimTime>, after: Option<Shape>) {
+    if times.len() < SHORTEST || times.len() > BUDGET {
+        return;
+    }
+    let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(i) = kept.iter().position(|s| s.key == key) {
+        if kept[i].times.len() >= times.len() {
+            return;
+        }
+        kept.remove(i);
+    }
+    let mut total: usize = kept.iter().map(|s| s.times.len()).sum::<usize>() + times.len();
+    while total > BUDGET {
+        total -= kept.remove(0).times.len();
+    }
+    kept.push(Arc::new(Schedule { key, times, after }));
+}
+
+/// Forget every schedule (tests: a run that solves its departures again).
+#[cfg(test)]
+pub(crate) fn forget_all() {
+    KEPT.lock().unwrap_or_else(|e| e.into_inner()).clear();
+}
+
+/// The departures kept in all.
+#[cfg(test)]
+pub(crate) fn kept() -> usize {
+    let kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+    kept.iter().map(|s| s.times.len()).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::traffic::shape::Sine;
+    use crate::traffic::udp::{departures, UdpSource};
+
+    /// A sine no other test uses (its phase), so no other test's schedule is
+    /// found under its key; clipped (its amplitude above its mean: solved in
+    /// humps) or not (the never-clipped solve, whose phases rotate on).
+    fn sine(amp_bps: f64) -> Shape {
+        Shape::sines(
+            0.5e6,
+            vec![Sine {
+                amp_bps,
+                omega: 2.0 * std::f64::consts::PI * 0.7,
+                phase: 0.123_456_789,
+            }],
+        )
+    }
+
+    /// The departures solved by the shape itself, as a source without a
+    /// schedule sends them (on its microsecond grid from the start).
+    fn solved(shape: fn() -> Shape, start: SimTime, stop: SimTime) -> Vec<SimTime> {
+        let (mut s, mut t, mut out) = (shape(), start, vec![start]);
+        while let Some(n) = s.next_departure(t, 8000.0) {
+            let sent = start + (n - start).div_ceil(1_000) * 1_000;
+            if sent >= stop {
+                break;
+            }
+            out.push(sent);
+            t = n;
+        }
+        out
+    }
+
+    fn same(a: &[SimTime], b: &[SimTime]) {
+        let first = a.iter().zip(b).position(|(x, y)| x != y);
+        assert!(
+            a.len() == b.len() && first.is_none(),
+            "{} against {} departures, first difference at {first:?}",
+            a.len(),
+            b.len()
+        );
+    }
+
+    #[test]
+    fn a_replayed_schedule_is_the_solved_one_and_goes_on_past_its_end() {
+        replayed(|| sine(0.6e6));
+        replayed(|| sine(0.4e6));
+    }
+
+    fn replayed(shape: fn() -> Shape) {
+        let source = || UdpSource::new(7, shape(), 1000, 0, 1);
+        let solved = |start, stop| solved(shape, start, stop);
+        let s = 1_000_000_000;
+        let key = key_of(&shape(), 8000.0, s).unwrap();
+        assert!(find(&key).is_none());
+        let short = solved(s, 30 * s);
+        let long = solved(s, 70 * s);
+        assert!(short.len() > SHORTEST && long.len() > short.len() + SHORTEST);
+
+        // the first run solves and records
+        same(&departures(source(), s, 30 * s), &short);
+        let kept = find(&key).expect("recorded").times.len();
+        assert!(kept >= short.len() - 1, "{kept}");
+        // the next replays: the same; then a longer run replays and goes on
+        // from the shape as it was after the last recorded departure
+        same(&departures(source(), s, 30 * s), &short);
+        same(&departures(source(), s, 20 * s), &solved(s, 20 * s));
+        same(&departures(source(), s, 70 * s), &long);
+        // and the longer schedule is kept, and replayed
+        assert!(find(&key).unwrap().times.len() >= long.len() - 1);
+        same(&departures(source(), s, 70 * s), &long);
+        // another start is another schedule
+        same(&departures(source(), 2 * s, 30 * s), &solved(2 * s, 30 * s));
+    }
+
+    #[test]
+    fn only_sines_are_remembered_and_their_keys_tell_them_apart() {
+        assert!(key_of(&Shape::Constant { bps: 1e6 }, 8000.0, 0).is_none());
+        let k = key_of(&sine(0.6e6), 8000.0, 0).unwrap();
+        assert_ne!(k, key_of(&sine(0.6e6), 8008.0, 0).unwrap());
+        assert_ne!(k, key_of(&sine(0.6e6), 8000.0, 1).unwrap());
+        assert_ne!(k, key_of(&sine(0.4e6), 8000.0, 0).unwrap());
+        let other = Shape::sines(
+            0.5e6,
+            vec![Sine {
+                amp_bps: 0.6e6,
+                omega: 2.0 * std::f64::consts::PI * 0.7,
+                phase: 0.123_456_788,
+            }],
+        );
+        assert_ne!(k, key_of(&other, 8000.0, 0).unwrap());
+    }
+}
