@@ -7,8 +7,9 @@
 //! the one before. A sweep runs one background under many TCP settings and
 //! seeds — paper A's sweeps hold about a hundred distinct schedules for
 //! thousands of runs — and solving the departures is about a fifth of such a
-//! run's instructions. So the first run of a schedule records it, and later
-//! runs in the same process replay it; a run that needs more departures than
+//! run's instructions. So the second run of a schedule records it (the first
+//! only notes that it was asked for: a process that runs a scenario once pays
+//! nothing for recording), and later runs in the same process replay it; a run that needs more departures than
 //! were recorded goes on from a copy of the shape as it was after the last
 //! one, so every departure is the one the shape would have given (its state,
 //! the phases it rotates on, depends on the calls made before).
@@ -69,13 +70,40 @@ pub fn key_of(shape: &Shape, bits: f64, start: SimTime) -> Option<Vec<u64>> {
     )
 }
 
-/// The schedule recorded under `key`, if any.
-pub fn find(key: &[u64]) -> Option<Arc<Schedule>> {
-    let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
-    let i = kept.iter().position(|s| s.key == key)?;
-    let s = kept.remove(i);
-    kept.push(s.clone());
-    Some(s)
+/// What a run does with the departures of the schedule under a key.
+pub enum Found {
+    /// Replay them: an earlier run recorded them.
+    Replay(Arc<Schedule>),
+    /// Solve and record them: an earlier run asked for the same schedule.
+    Record,
+    /// Solve them: the first run to ask (a process that runs a scenario once
+    /// pays nothing for recording).
+    Solve,
+}
+
+/// Keys asked for once, most recent last (at most `ASKED`).
+static ASKED: Mutex<Vec<Vec<u64>>> = Mutex::new(Vec::new());
+const ASKED_KEYS: usize = 4096;
+
+/// What to do with the schedule under `key`.
+pub fn find(key: &[u64]) -> Found {
+    {
+        let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(i) = kept.iter().position(|s| s.key == key) {
+            let s = kept.remove(i);
+            kept.push(s.clone());
+            return Found::Replay(s);
+        }
+    }
+    let mut asked = ASKED.lock().unwrap_or_else(|e| e.into_inner());
+    if asked.iter().any(|k| k == key) {
+        return Found::Record;
+    }
+    if asked.len() >= ASKED_KEYS {
+        asked.remove(0);
+    }
+    asked.push(key.to_vec());
+    Found::Solve
 }
 
 /// Remember `times` under `key` (unless as much is already kept).
@@ -97,10 +125,19 @@ pub fn keep(key: Vec<u64>, times: Vec<SimTime>, after: Option<Shape>) {
     kept.push(Arc::new(Schedule { key, times, after }));
 }
 
-/// Forget every schedule (tests: a run that solves its departures again).
+/// Forget every schedule and every key asked for (tests: a run that solves
+/// its departures again).
 #[cfg(test)]
 pub(crate) fn forget_all() {
     KEPT.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    ASKED.lock().unwrap_or_else(|e| e.into_inner()).clear();
+}
+
+/// The schedule kept under `key`, if any.
+#[cfg(test)]
+pub(crate) fn kept_under(key: &[u64]) -> Option<Arc<Schedule>> {
+    let kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+    kept.iter().find(|s| s.key == key).cloned()
 }
 
 /// The departures kept in all.
@@ -166,14 +203,16 @@ mod tests {
         let solved = |start, stop| solved(shape, start, stop);
         let s = 1_000_000_000;
         let key = key_of(&shape(), 8000.0, s).unwrap();
-        assert!(find(&key).is_none());
+        assert!(kept_under(&key).is_none());
         let short = solved(s, 30 * s);
         let long = solved(s, 70 * s);
         assert!(short.len() > SHORTEST && long.len() > short.len() + SHORTEST);
 
-        // the first run solves and records
+        // the first run solves, the second solves and records
         same(&departures(source(), s, 30 * s), &short);
-        let kept = find(&key).expect("recorded").times.len();
+        assert!(kept_under(&key).is_none());
+        same(&departures(source(), s, 30 * s), &short);
+        let kept = kept_under(&key).expect("recorded").times.len();
         assert!(kept >= short.len() - 1, "{kept}");
         // the next replays: the same; then a longer run replays and goes on
         // from the shape as it was after the last recorded departure
@@ -181,7 +220,7 @@ mod tests {
         same(&departures(source(), s, 20 * s), &solved(s, 20 * s));
         same(&departures(source(), s, 70 * s), &long);
         // and the longer schedule is kept, and replayed
-        assert!(find(&key).unwrap().times.len() >= long.len() - 1);
+        assert!(kept_under(&key).unwrap().times.len() >= long.len() - 1);
         same(&departures(source(), s, 70 * s), &long);
         // another start is another schedule
         same(&departures(source(), 2 * s, 30 * s), &solved(2 * s, 30 * s));

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::schedule::{self, Schedule};
+use super::schedule::{self, Found, Schedule};
 use super::shape::Shape;
 use crate::net::packet::{Kind, Packet};
 use crate::rng::{stream, Rng};
@@ -30,12 +30,19 @@ pub struct UdpSource {
     /// Tracefile, whose gaps are whole microseconds, so both engines send at the
     /// same instants. A constant source (ns-2's CBR) sends on its own schedule.
     grid_origin: Option<SimTime>,
-    /// The nominal departures come from a schedule an earlier run of this
-    /// process recorded (`schedule`): it, and how many have been taken.
-    replay: Option<(Arc<Schedule>, usize)>,
-    /// This run records its nominal departures: the schedule's key, the
-    /// departures, and whether the shape has given its last.
-    record: Option<(Vec<u64>, Vec<SimTime>, bool)>,
+    /// Where the nominal departures come from (`schedule`).
+    memo: Memo,
+}
+
+enum Memo {
+    /// A schedule an earlier run of this process recorded, and how many of
+    /// its departures have been taken.
+    Replay(Arc<Schedule>, usize),
+    /// Solved by the shape and recorded: the schedule's key, the departures,
+    /// and whether the shape has given its last.
+    Record(Vec<u64>, Vec<SimTime>, bool),
+    /// Solved by the shape (a shape whose schedules are not kept).
+    Off,
 }
 
 impl UdpSource {
@@ -51,8 +58,7 @@ impl UdpSource {
             jitter_rng: Rng::stream(seed, stream::UDP_SOURCE, JITTER_STREAM + flow as u64),
             nominal: 0,
             grid_origin: None,
-            replay: None,
-            record: None,
+            memo: Memo::Off,
         }
     }
 
@@ -78,12 +84,13 @@ impl UdpSource {
     pub fn first_departure(&mut self, start: SimTime) -> SimTime {
         self.nominal = start;
         let bits = self.packet_size as f64 * 8.0;
-        (self.replay, self.record) = match schedule::key_of(&self.shape, bits, start) {
+        self.memo = match schedule::key_of(&self.shape, bits, start) {
             Some(key) => match schedule::find(&key) {
-                Some(s) => (Some((s, 0)), None),
-                None => (None, Some((key, Vec::new(), false))),
+                Found::Replay(s) => Memo::Replay(s, 0),
+                Found::Record => Memo::Record(key, Vec::new(), false),
+                Found::Solve => Memo::Off,
             },
-            None => (None, None),
+            None => Memo::Off,
         };
         let on_grid = !matches!(self.shape, Shape::Constant { .. }) || self.jitter_ns > 0;
         self.grid_origin = on_grid.then_some(start);
@@ -111,17 +118,18 @@ impl UdpSource {
     /// recorded).
     #[inline]
     fn next_nominal(&mut self) -> Option<SimTime> {
-        if let Some((s, i)) = &mut self.replay {
+        if let Memo::Replay(s, i) = &mut self.memo {
             if let Some(&t) = s.times.get(*i) {
                 *i += 1;
                 return Some(t);
             }
             self.past_the_replay()?;
         }
+        // one call site, so that the shape's solve stays inlined
         let next = self
             .shape
             .next_departure(self.nominal, self.packet_size as f64 * 8.0);
-        if let Some((_, times, ended)) = &mut self.record {
+        if let Memo::Record(_, times, ended) = &mut self.memo {
             match next {
                 Some(t) => times.push(t),
                 None => *ended = true,
@@ -131,13 +139,15 @@ impl UdpSource {
     }
 
     /// The replay ran out: the shape as it was after the schedule's last
-    /// departure goes on (and this run records the longer schedule); None if
-    /// that shape had no more.
+    /// departure goes on, and this run records the longer schedule (None if
+    /// that shape had no more).
     #[cold]
     fn past_the_replay(&mut self) -> Option<()> {
-        let (s, _) = self.replay.take()?;
+        let Memo::Replay(s, _) = std::mem::replace(&mut self.memo, Memo::Off) else {
+            unreachable!("called on a replay")
+        };
         self.shape = s.after.clone()?;
-        self.record = Some((s.key().to_vec(), s.times.clone(), false));
+        self.memo = Memo::Record(s.key().to_vec(), s.times.clone(), false);
         Some(())
     }
 }
@@ -145,7 +155,7 @@ impl UdpSource {
 impl Drop for UdpSource {
     /// A recorded schedule is kept for the next run of this process.
     fn drop(&mut self) {
-        if let Some((key, times, ended)) = self.record.take() {
+        if let Memo::Record(key, times, ended) = std::mem::replace(&mut self.memo, Memo::Off) {
             let after = (!ended).then(|| self.shape.clone());
             schedule::keep(key, times, after);
         }
