@@ -648,7 +648,7 @@ impl State {
         let seq = match hole {
             None => {
                 let room = if self.state != LossState::Open {
-                    st.t_seqno() <= st.highest_ack() + st.wnd() as i64
+                    st.t_seqno() <= st.highest_ack() + st.wnd_packets()
                 } else {
                     // (`st` is unchanged since the Open arm computed it)
                     st.t_seqno() <= st.highest_ack() + open_window
@@ -663,7 +663,7 @@ impl State {
             }
             Some(x) => {
                 if (st.recover() > 0 || self.rack.is_some())
-                    && x <= st.highest_ack() + st.wnd() as i64
+                    && x <= st.highest_ack() + st.wnd_packets()
                 {
                     self.scb.mark_retran(x);
                     x
@@ -847,7 +847,7 @@ impl State {
     pub fn on_probe_timeout(&mut self, st: &TcpState, acts: &mut Actions) {
         let new = st.t_seqno() > st.maxseq()
             && st.t_seqno() < st.curseq()
-            && st.t_seqno() <= st.highest_ack() + st.wnd() as i64;
+            && st.t_seqno() <= st.highest_ack() + st.wnd_packets();
         let seq = if new {
             st.t_seqno()
         } else if st.maxseq() > st.highest_ack() {
