@@ -10,6 +10,7 @@ use crate::time::{secs, SimTime};
 impl Sim {
     /// Send what the sender produced in an event of order `order`, keep its
     /// timer in the event queue, trace.
+    #[inline(never)]
     pub(super) fn after_sender(
         &mut self,
         f: u32,
@@ -17,14 +18,49 @@ impl Sim {
         out: &mut Vec<Packet>,
         order: Order,
     ) {
+        self.send_all(f, now, out, order);
+        self.timers_after_sending(f, now, order);
+    }
+
+    /// Trace and forward what the sender of flow `f` produced (`out`,
+    /// emptied) in an event of order `order`.
+    #[inline]
+    pub(super) fn send_all(&mut self, f: u32, now: SimTime, out: &mut Vec<Packet>, order: Order) {
         // (indexed, then cleared: most events send nothing or one packet,
         // and a `drain` costs more to set up and drop than that)
         for i in 0..out.len() {
             let p = out[i];
-            self.rec.send(now, f, p.seq, p.rtx);
+            self.trace_send(now, f, &p);
             self.forward(p, now, order);
         }
         out.clear();
+    }
+
+    /// The sends trace's row for packet `p` of flow `f`, if it is kept
+    /// (the trace out of line: its columns' addresses are not worked out
+    /// in `forward`, which sends without it).
+    #[inline(always)]
+    pub(super) fn trace_send(&mut self, now: SimTime, f: u32, p: &Packet) {
+        #[cold]
+        #[inline(never)]
+        fn traced(sim: &mut Sim, now: SimTime, f: u32, p: &Packet) {
+            sim.rec.send(now, f, p.seq, p.rtx);
+        }
+        if self.rec.sends.is_some() {
+            traced(self, now, f, p);
+        }
+    }
+
+    /// After the sender of flow `f` ran in an event of order `order` and
+    /// what it sent has gone on: keep its timer in the event queue, trace.
+    #[inline(never)]
+    pub(super) fn sender_timers(&mut self, f: u32, now: SimTime, order: Order) {
+        self.timers_after_sending(f, now, order)
+    }
+
+    /// `sender_timers`' body (inlined into `after_sender`).
+    #[inline(always)]
+    fn timers_after_sending(&mut self, f: u32, now: SimTime, order: Order) {
         debug_assert!((f as usize) < self.agents.len() && (f as usize) < self.hot.len());
         // SAFETY: `f` is the id of the flow whose sender ran; `Sim::new`
         // (build.rs) asserts that flow ids are their indexes and makes one

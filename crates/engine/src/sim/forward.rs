@@ -106,7 +106,11 @@ impl Sim {
     #[inline]
     pub(super) fn forward(&mut self, mut p: Packet, mut now: SimTime, mut order: Order) {
         // (a loop over packets: the receiver's ack, the last thing done for
-        // a data packet, goes on in this call rather than a recursive one)
+        // a data packet, goes on in this call rather than a recursive one;
+        // and so does the last packet a sender sends on an ack, its timers
+        // then set once the packet has gone as far as it goes, as
+        // `after_sender` sets them after its sends: `timers`)
+        let mut timers: Option<(u32, SimTime, Order)> = None;
         'packet: loop {
             let (base, len) = self.route(p.flow, p.dir);
             let end = base + len;
@@ -126,7 +130,7 @@ impl Sim {
                     match self.link(l).pass(&mut p, now, order) {
                         Err(why) => {
                             self.dropped(&p, l, now, why);
-                            return;
+                            break 'packet;
                         }
                         Ok((at, next_order, wait)) => {
                             if let Some(start) = wait {
@@ -150,7 +154,7 @@ impl Sim {
                                 if let Some((t, c)) = self.link(l).hold(p, at, next_order) {
                                     self.sched.schedule_ordered(t, Event::LinkDeliver(l), c);
                                 }
-                                return;
+                                break 'packet;
                             }
                             now = at;
                             order = next_order;
@@ -175,7 +179,7 @@ impl Sim {
                         }
                     }
                 }
-                return;
+                break 'packet;
             }
             let f = p.flow as usize;
             debug_assert!(f < self.agents.len());
@@ -203,6 +207,16 @@ impl Sim {
                     } else {
                         let mut out = std::mem::take(&mut self.out);
                         snd.on_ack(&p, sink.take_sack(&p), now, &mut out);
+                        if timers.is_none() {
+                            if let Some(last) = out.pop() {
+                                self.send_all(p.flow, now, &mut out, order);
+                                self.out = out;
+                                self.trace_send(now, p.flow, &last);
+                                timers = Some((p.flow, now, order));
+                                p = last;
+                                continue 'packet;
+                            }
+                        }
                         self.after_sender(p.flow, now, &mut out, order);
                         self.out = out;
                     }
@@ -217,7 +231,10 @@ impl Sim {
                     self.rec.udp_delivered(now, p.flow, p.seq);
                 }
             }
-            return;
+            break 'packet;
+        }
+        if let Some((f, at, o)) = timers {
+            self.sender_timers(f, at, o);
         }
     }
 

@@ -59,6 +59,21 @@ impl Scoreboard {
         (seq >> 6) as usize & (self.bits.len() - 1)
     }
 
+    /// Word `i` of the ring, for `i` from [`Scoreboard::word`] of a packet
+    /// in `base..end` (or reserved): the ring then has its slots (`reserve`
+    /// grew it to cover them), so the masked index is in bounds. Unchecked:
+    /// the bounds check's panic path, inlined into `Sim::forward`, kept a
+    /// register and two spills in its every call.
+    #[inline(always)]
+    fn word_mut(&mut self, i: usize) -> &mut u64 {
+        debug_assert!(i < self.bits.len());
+        // SAFETY: callers pass `word(seq)` of a packet the ring holds
+        // (`take`: `base <= lo < hi <= end`, held since `reserve(end)`;
+        // `update_with`: after `reserve(hi)`): `bits` is non-empty and the
+        // index is masked by `len - 1`.
+        unsafe { self.bits.get_unchecked_mut(i) }
+    }
+
     /// Clear the bits of packets `lo..hi` (`base <= lo < hi <= end`); how
     /// many were set.
     fn take(&mut self, lo: i64, hi: i64) -> usize {
@@ -68,8 +83,9 @@ impl Scoreboard {
             let e = hi.min(((s >> 6) + 1) << 6);
             let m = bit_range(s & 63, e - s);
             let i = self.word(s);
-            n += (self.bits[i] & m).count_ones() as usize;
-            self.bits[i] &= !m;
+            let w = self.word_mut(i);
+            n += (*w & m).count_ones() as usize;
+            *w &= !m;
             s = e;
         }
         n
@@ -165,9 +181,10 @@ impl Scoreboard {
             while s < hi {
                 let e = hi.min(((s >> 6) + 1) << 6);
                 let i = self.word(s);
-                let mut new = bit_range(s & 63, e - s) & !self.bits[i];
+                let w = self.word_mut(i);
+                let mut new = bit_range(s & 63, e - s) & !*w;
                 if new != 0 {
-                    self.bits[i] |= new;
+                    *w |= new;
                     let w0 = (s >> 6) << 6;
                     // counted bit by bit (an ack SACKs one or two new
                     // packets, cheaper than a popcount without the
@@ -631,7 +648,7 @@ impl State {
         let seq = match hole {
             None => {
                 let room = if self.state != LossState::Open {
-                    st.t_seqno() <= st.highest_ack() + st.wnd() as i64
+                    st.t_seqno() <= st.highest_ack() + st.wnd_packets()
                 } else {
                     // (`st` is unchanged since the Open arm computed it)
                     st.t_seqno() <= st.highest_ack() + open_window
@@ -646,7 +663,7 @@ impl State {
             }
             Some(x) => {
                 if (st.recover() > 0 || self.rack.is_some())
-                    && x <= st.highest_ack() + st.wnd() as i64
+                    && x <= st.highest_ack() + st.wnd_packets()
                 {
                     self.scb.mark_retran(x);
                     x
@@ -830,7 +847,7 @@ impl State {
     pub fn on_probe_timeout(&mut self, st: &TcpState, acts: &mut Actions) {
         let new = st.t_seqno() > st.maxseq()
             && st.t_seqno() < st.curseq()
-            && st.t_seqno() <= st.highest_ack() + st.wnd() as i64;
+            && st.t_seqno() <= st.highest_ack() + st.wnd_packets();
         let seq = if new {
             st.t_seqno()
         } else if st.maxseq() > st.highest_ack() {
