@@ -478,8 +478,49 @@ impl Scheduler {
         self.far_min = SimTime::MAX;
     }
 
+    /// The two events that pop next unless others are scheduled before
+    /// them (each looked for in its predecessor's window and the window
+    /// after; None where those are empty), and a prefetch of the third's
+    /// node, so that the next call reads nodes in the cache.
+    #[inline(always)]
+    pub fn lookahead(&self) -> (Option<Event>, Option<Event>) {
+        let (a, wa) = match self.after(NIL, self.cur) {
+            Some(x) => x,
+            None => return (None, None),
+        };
+        let e1 = self.node(a).event;
+        let (b, wb) = match self.after(a, wa) {
+            Some(x) => x,
+            None => return (Some(e1), None),
+        };
+        let e2 = self.node(b).event;
+        if let Some((c, _)) = self.after(b, wb) {
+            crate::sim::prefetch::line(self.nodes.as_ptr().wrapping_add(c as usize));
+        }
+        (Some(e1), Some(e2))
+    }
+
+    /// The node after `i` (in window `w`; NIL: the window's first), looked
+    /// for in `w` and the window after; with its window.
+    #[inline(always)]
+    fn after(&self, i: u32, w: usize) -> Option<(u32, usize)> {
+        let n = if i == NIL {
+            self.window(w).first
+        } else {
+            self.node(i).next
+        };
+        if n != NIL {
+            return Some((n, w));
+        }
+        let w = (w + 1) & self.mask;
+        match self.window(w).first {
+            NIL => None,
+            n => Some((n, w)),
+        }
+    }
+
     /// The earliest event at or before `until`, removed from the queue.
-    #[inline]
+    #[inline(always)]
     pub fn pop_until(&mut self, until: SimTime) -> Option<(SimTime, Event)> {
         loop {
             let first = self.window(self.cur).first;
