@@ -1125,7 +1125,7 @@ impl Link {
     #[inline(always)]
     pub fn prefetch_front(&self) {
         if !self.pipe.is_empty() {
-            crate::sim::prefetch::line(self.pipe.front_ptr());
+            crate::sched::prefetch(self.pipe.front_ptr());
         }
     }
 

@@ -13,7 +13,8 @@ mod agents;
 mod build;
 mod forward;
 mod measure;
-pub(crate) mod prefetch;
+#[cfg(test)]
+mod prefetch_test;
 #[cfg(test)]
 mod tests;
 
@@ -24,7 +25,7 @@ use crate::net::link::{Link, LinkSnapshot};
 use crate::net::packet::Packet;
 use crate::plan::{FlowKind, Variant};
 use crate::record::Recorder;
-use crate::sched::{Event, Order, Scheduler};
+use crate::sched::{prefetch, Event, Order, Scheduler};
 use crate::tcp::sender::TcpSender;
 use crate::tcp::sink::TcpSink;
 use crate::time::SimTime;
@@ -199,14 +200,14 @@ impl Sim {
         let link = &self.links[l as usize];
         if let Some(p) = link.ahead(3) {
             let f = p.flow as usize;
-            prefetch::line(self.hot.as_ptr().wrapping_add(f));
-            prefetch::line(self.agents.as_ptr().wrapping_add(f));
+            prefetch(self.hot.as_ptr().wrapping_add(f));
+            prefetch(self.agents.as_ptr().wrapping_add(f));
         }
         if let Some(p) = link.ahead(2) {
             let f = p.flow as usize;
             if let Some(h) = self.hot.get(f) {
                 let (at, _) = h.route[(p.dir & 1) as usize];
-                prefetch::line(
+                prefetch(
                     self.hops
                         .as_ptr()
                         .wrapping_add((at + p.hop as u32) as usize),
@@ -215,8 +216,8 @@ impl Sim {
             if p.dir != crate::net::packet::FORWARD {
                 if let Some(Agent::Tcp { snd, .. }) = self.agents.get(f) {
                     let s: *const TcpSender = &**snd;
-                    prefetch::line(s);
-                    prefetch::line((s as *const u8).wrapping_add(64));
+                    prefetch(s);
+                    prefetch((s as *const u8).wrapping_add(64));
                 }
             }
         }
@@ -250,9 +251,9 @@ impl Sim {
     #[inline(always)]
     fn prefetch_link(&self, l: u32) {
         let p = self.links.as_ptr().wrapping_add(l as usize) as *const u8;
-        prefetch::line(p);
-        prefetch::line(p.wrapping_add(64));
-        prefetch::line(p.wrapping_add(128));
+        prefetch(p);
+        prefetch(p.wrapping_add(64));
+        prefetch(p.wrapping_add(128));
     }
 
     /// Run to the end and report, asking `stop` every 2^15 events (a few
@@ -293,7 +294,7 @@ impl Sim {
             if PREFETCH {
                 let (e1, e2) = self.sched.lookahead();
                 if let Some(Event::LinkDeliver(n)) = e2 {
-                    prefetch::line(self.links.as_ptr().wrapping_add(n as usize));
+                    prefetch(self.links.as_ptr().wrapping_add(n as usize));
                 }
                 if let Some(Event::LinkDeliver(n)) = e1 {
                     self.link(n).prefetch_front();
