@@ -145,9 +145,10 @@ const SPILL_EVERY_NS: SimTime = 10_000_000;
 
 /// Above this much per-flow and per-link state (`Sim::state_bytes`) the
 /// event loop prefetches (see `Sim::events`): measured on the scale
-/// dumbbell, a gain at 10^4 flows (~29 MB), none at 1 000 (~3 MB) and a
-/// loss at 10 and on the bench cases, whose state is in the caches.
-const PREFETCH_ABOVE: usize = 8 << 20;
+/// dumbbell (a host with 2 MB of L2 per core), a gain at 10^4 flows
+/// (~29 MB), 3 000 (~8.6 MB) and 2 000 (~5.7 MB), a loss at 1 000
+/// (~2.9 MB), at 10 and on the bench cases, whose state is in the caches.
+const PREFETCH_ABOVE: usize = 4 << 20;
 
 impl Sim {
     /// Run to the end and report.
