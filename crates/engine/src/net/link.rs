@@ -1118,3 +1118,21 @@ mod tests {
         assert_eq!(l.busy_ns_until(100_000_000), 16_000_000);
     }
 }
+
+impl Link {
+    /// Prefetch hint (no effect on results): the delay line's front slot,
+    /// what this link's next delivery reads first.
+    #[inline(always)]
+    pub fn prefetch_front(&self) {
+        if !self.pipe.is_empty() {
+            crate::sched::prefetch(self.pipe.front_ptr());
+        }
+    }
+
+    /// The packet `k` places behind the front of the delay line, if any
+    /// (for prefetching what its delivery will touch).
+    #[inline(always)]
+    pub fn ahead(&self, k: u32) -> Option<&Packet> {
+        self.pipe.get(k).map(|e| &e.2)
+    }
+}

@@ -125,6 +125,31 @@ impl<T: Copy> Ring<T> {
         }
     }
 
+    /// Where the front value is, for a prefetch hint only (never read
+    /// through it). For a non-empty ring: an empty one may have no slots,
+    /// and its pointer dangles (a prefetch of an unmapped address costs a
+    /// page walk before it is dropped).
+    #[inline(always)]
+    pub fn front_ptr(&self) -> *const T {
+        (self.buf.as_ptr() as *const T).wrapping_add(self.head as usize & self.mask())
+    }
+
+    /// The value `k` places behind the front, if the ring holds it.
+    #[inline(always)]
+    pub fn get(&self, k: u32) -> Option<&T> {
+        if k < self.len {
+            // SAFETY: `k < len`, so the ring is non-empty and the masked
+            // index of `head + k` is a pushed (initialised) slot
+            Some(unsafe {
+                self.buf
+                    .get_unchecked(self.head.wrapping_add(k) as usize & self.mask())
+                    .assume_init_ref()
+            })
+        } else {
+            None
+        }
+    }
+
     /// Values front to back.
     pub fn iter(&self) -> impl Iterator<Item = &T> {
         let mask = self.mask();
