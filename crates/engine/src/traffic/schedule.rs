@@ -8,11 +8,12 @@
 //! seeds — paper A's sweeps hold about a hundred distinct schedules for
 //! thousands of runs — and solving the departures is about a fifth of such a
 //! run's instructions. So the second run of a schedule records it (the first
-//! only notes that it was asked for: a process that runs a scenario once pays
-//! nothing for recording), and later runs in the same process replay it; a run that needs more departures than
-//! were recorded goes on from a copy of the shape as it was after the last
-//! one, so every departure is the one the shape would have given (its state,
-//! the phases it rotates on, depends on the calls made before).
+//! only notes that it was asked for: a process that runs a scenario once
+//! pays nothing for recording), and later runs in the same process replay
+//! it; a run that needs more departures than were recorded goes on from a
+//! copy of the shape as it was after the last one, so every departure is the
+//! one the shape would have given (its state, the phases it rotates on,
+//! depends on the calls made before).
 //!
 //! Bounded: at most `BUDGET` departures are kept in all (128 MB), the least
 //! recently used schedule going first.
