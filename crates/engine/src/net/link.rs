@@ -696,6 +696,33 @@ impl Link {
         self.next_delivery_caused()
     }
 
+    /// Prefetch hint (no effect on results): the delay line's front slot,
+    /// what this link's next delivery reads first.
+    #[inline(always)]
+    pub fn prefetch_front(&self) {
+        if !self.pipe.is_empty() {
+            crate::sched::prefetch(self.pipe.front_ptr());
+        }
+    }
+
+    /// Prefetch hint (no effect on results): the three lines a crossing of
+    /// the link at `link` reads (the layout above). A pointer, not a
+    /// reference: a hint needs no bounds check, and reads nothing.
+    #[inline(always)]
+    pub fn prefetch_crossing(link: *const Link) {
+        let p = link as *const u8;
+        crate::sched::prefetch(p);
+        crate::sched::prefetch(p.wrapping_add(64));
+        crate::sched::prefetch(p.wrapping_add(128));
+    }
+
+    /// The packet `k` places behind the front of the delay line, if any
+    /// (for prefetching what its delivery will touch).
+    #[inline(always)]
+    pub fn ahead(&self, k: u32) -> Option<&Packet> {
+        self.pipe.get(k).map(|e| &e.2)
+    }
+
     /// The link's delivery event fired: what arrives now is popped, and
     /// [`Link::delivered`] tells when the next event is due. Packets the
     /// delivered ones cause to come back to this link (a chain of hops from
@@ -1116,23 +1143,5 @@ mod tests {
         l.arrive(pkt(1), 0);
         assert_eq!(l.busy_ns_until(4_000_000), 4_000_000);
         assert_eq!(l.busy_ns_until(100_000_000), 16_000_000);
-    }
-}
-
-impl Link {
-    /// Prefetch hint (no effect on results): the delay line's front slot,
-    /// what this link's next delivery reads first.
-    #[inline(always)]
-    pub fn prefetch_front(&self) {
-        if !self.pipe.is_empty() {
-            crate::sched::prefetch(self.pipe.front_ptr());
-        }
-    }
-
-    /// The packet `k` places behind the front of the delay line, if any
-    /// (for prefetching what its delivery will touch).
-    #[inline(always)]
-    pub fn ahead(&self, k: u32) -> Option<&Packet> {
-        self.pipe.get(k).map(|e| &e.2)
     }
 }

@@ -14,8 +14,6 @@ mod build;
 mod forward;
 mod measure;
 #[cfg(test)]
-mod prefetch_test;
-#[cfg(test)]
 mod tests;
 
 pub use build::{build_link, link_outages, udp_departures, udp_source_of};
@@ -248,13 +246,10 @@ impl Sim {
         Some((there, back))
     }
 
-    /// Prefetch the three lines a crossing of link `l` reads (see `Link`).
+    /// Prefetch what a crossing of link `l` reads.
     #[inline(always)]
     fn prefetch_link(&self, l: u32) {
-        let p = self.links.as_ptr().wrapping_add(l as usize) as *const u8;
-        prefetch(p);
-        prefetch(p.wrapping_add(64));
-        prefetch(p.wrapping_add(128));
+        Link::prefetch_crossing(self.links.as_ptr().wrapping_add(l as usize));
     }
 
     /// Run to the end and report, asking `stop` every 2^15 events (a few

@@ -36,6 +36,14 @@ fn assert_same_in_fewer_events(a: &RunOutput, b: &RunOutput, tenths: u64) {
     assert_same_but_the_event_count(a, b);
 }
 
+/// The same summary, the event count included.
+fn assert_same_summary(a: &RunOutput, b: &RunOutput) {
+    assert_eq!(
+        serde_json::to_value(&a.summary).unwrap(),
+        serde_json::to_value(&b.summary).unwrap()
+    );
+}
+
 fn assert_same_but_the_event_count(a: &RunOutput, b: &RunOutput) {
     let (mut sa, mut sb) = (
         serde_json::to_value(&a.summary).unwrap(),
@@ -425,12 +433,7 @@ fn departures_replayed_from_an_earlier_run_change_nothing() {
     };
     let (short, long) = (fresh("20.0031s"), fresh("45.0017s"));
     schedule::forget_all();
-    let same = |a: &RunOutput, b: &RunOutput| {
-        assert_eq!(
-            serde_json::to_value(&a.summary).unwrap(),
-            serde_json::to_value(&b.summary).unwrap()
-        )
-    };
+    let same = assert_same_summary;
     same(&run(&json("20.0031s"), true), &short); // solves
     same(&run(&json("20.0031s"), true), &short); // solves and records
     assert!(schedule::kept() > 0);
@@ -438,4 +441,50 @@ fn departures_replayed_from_an_earlier_run_change_nothing() {
     same(&run(&json("45.0017s"), true), &long); // replays, then solves on
     same(&run(&json("20.0031s"), true), &short); // replays part of the longer
     same(&run(&json("45.0017s"), true), &long);
+}
+
+/// The event loop that prefetches (`Sim::events::<true>`, taken only above
+/// `PREFETCH_ABOVE` of state, so no other test runs it) reports exactly what
+/// the plain one does: a hint cannot change results, and the code around it
+/// (the lookahead, the stages' reads) must not either. SACK and Reno flows,
+/// a UDP source, a warm-up, a trace.
+#[test]
+fn prefetching_changes_nothing() {
+    let json = r#"{"duration": "8.0013s", "warmup": "2.5s", "seed": 5,
+        "topology": {
+          "bottleneck": {"rate": "20Mbps", "delay": "7ms", "buffer": 40},
+          "access": {"rate": "200Mbps", "delay": "3ms", "buffer": 100},
+          "sink_access": {"rate": "200Mbps", "delay": "4ms", "buffer": 100}},
+        "flows": {
+          "sack": {"kind": "tcp", "variant": "sack", "count": 12, "start_jitter": "1s"},
+          "reno": {"kind": "tcp", "variant": "reno", "count": 6, "start_jitter": "1s",
+                   "delayed_ack": true},
+          "udp": {"kind": "udp", "rate": "2Mbps"}},
+        "trace": {"series": ["cwnd", "seq", "queue", "drops", "udp"]}}"#;
+    let sim = || Sim::new(&Plan::from_scenario(&Scenario::from_json(json).unwrap()).unwrap());
+    let plain = sim().run();
+    let mut s = sim();
+    assert!(s.state_bytes() < PREFETCH_ABOVE);
+    assert!(s.events::<true>(&mut || false));
+    let fetched = s.report();
+    assert!(plain.summary.events > 50_000, "{}", plain.summary.events);
+    assert_same_summary(&plain, &fetched);
+    assert_eq!(plain.traces.len(), fetched.traces.len());
+    for (a, b) in plain.traces.iter().zip(&fetched.traces) {
+        assert_eq!(a.name, b.name);
+        assert_eq!(a.columns.len(), b.columns.len());
+        for ((na, ca), (nb, cb)) in a.columns.iter().zip(&b.columns) {
+            assert_eq!(na, nb);
+            match (ca, cb) {
+                (crate::record::Column::F64(x), crate::record::Column::F64(y)) => {
+                    assert!(x
+                        .iter()
+                        .map(|v| v.to_bits())
+                        .eq(y.iter().map(|v| v.to_bits())))
+                }
+                (crate::record::Column::I64(x), crate::record::Column::I64(y)) => assert_eq!(x, y),
+                _ => panic!("column {na} of {} changed type", a.name),
+            }
+        }
+    }
 }

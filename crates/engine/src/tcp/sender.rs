@@ -487,7 +487,7 @@ impl TcpSender {
     pub fn send_one(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         let st = &self.st;
         // RFC 3042 §2: "The receiver's advertised window allows the transmission of the segment."
-        if st.t_seqno() <= st.highest_ack() + st.wnd_packets()
+        if st.t_seqno() <= st.highest_ack() + st.wnd()
             && st.t_seqno() < st.curseq()
             // RFC 3042 §2: "The amount of outstanding data would remain less than or equal to the
             // congestion window plus 2 segments."

@@ -56,12 +56,10 @@ state_with_getters! {
         last_cwnd_action: CwndAction,
         /// One past the last packet the application has supplied (bulk: unbounded).
         curseq: i64,
-        /// Receiver's advertised window, packets (ns-2 `wnd_`).
-        wnd: f64,
-        /// `wnd` as an integer (exact: it is set from a `u32`), for
-        /// `window`, which would otherwise convert it, saturating, on every
-        /// ask.
-        wnd_packets: i64,
+        /// Receiver's advertised window, packets (ns-2 `wnd_`; an integer,
+        /// set from a `u32`, so `window` compares it without converting a
+        /// float, saturating, on every ask).
+        wnd: i64,
         /// Duplicate acks that signal a loss (ns-2 `numdupacks_`).
         dupack_threshold: u32,
         /// RFC 3042 limited transmit (ns-2 `singledup_`).
@@ -86,8 +84,7 @@ impl TcpState {
             dupwnd: 0,
             last_cwnd_action: CwndAction::None,
             curseq: 0,
-            wnd: p.window as f64,
-            wnd_packets: p.window as i64,
+            wnd: p.window as i64,
             dupack_threshold: p.dupack_threshold,
             limited_transmit: p.limited_transmit,
             bug_fix: p.bug_fix,
@@ -135,15 +132,14 @@ impl TcpState {
     /// `window()`; Reno adds `dupwnd`).
     #[inline]
     pub fn window(&self, cwnd: f64) -> i64 {
-        debug_assert_eq!(self.wnd_packets, self.wnd as i64);
         let w = cwnd as i64 + self.dupwnd;
-        w.min(self.wnd_packets)
+        w.min(self.wnd)
     }
 
     /// The same as a real number (ns-2 `windowd()`).
     #[inline]
     pub fn windowd(&self, cwnd: f64) -> f64 {
-        (cwnd + self.dupwnd as f64).min(self.wnd)
+        (cwnd + self.dupwnd as f64).min(self.wnd as f64)
     }
 
     /// An ack advanced the window: the sequence-space half of ns-2

@@ -648,7 +648,7 @@ impl State {
         let seq = match hole {
             None => {
                 let room = if self.state != LossState::Open {
-                    st.t_seqno() <= st.highest_ack() + st.wnd_packets()
+                    st.t_seqno() <= st.highest_ack() + st.wnd()
                 } else {
                     // (`st` is unchanged since the Open arm computed it)
                     st.t_seqno() <= st.highest_ack() + open_window
@@ -662,9 +662,7 @@ impl State {
                 }
             }
             Some(x) => {
-                if (st.recover() > 0 || self.rack.is_some())
-                    && x <= st.highest_ack() + st.wnd_packets()
-                {
+                if (st.recover() > 0 || self.rack.is_some()) && x <= st.highest_ack() + st.wnd() {
                     self.scb.mark_retran(x);
                     x
                 } else {
@@ -847,7 +845,7 @@ impl State {
     pub fn on_probe_timeout(&mut self, st: &TcpState, acts: &mut Actions) {
         let new = st.t_seqno() > st.maxseq()
             && st.t_seqno() < st.curseq()
-            && st.t_seqno() <= st.highest_ack() + st.wnd_packets();
+            && st.t_seqno() <= st.highest_ack() + st.wnd();
         let seq = if new {
             st.t_seqno()
         } else if st.maxseq() > st.highest_ack() {
