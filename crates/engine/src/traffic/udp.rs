@@ -111,9 +111,7 @@ impl UdpSource {
         });
         (p, next)
     }
-}
 
-impl UdpSource {
     /// The shape's next departure after `nominal`: replayed, or solved (and
     /// recorded).
     #[inline]
