@@ -79,6 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
+    # many runs in one process: freed memory reused, not mapped and zeroed again
+    from tcplab.malloc import keep_freed_memory
+
+    keep_freed_memory()
     try:
         return int(args.func(args) or 0)
     except UserError as exc:

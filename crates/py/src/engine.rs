@@ -45,13 +45,34 @@ fn resolve_scenario(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
     .map_err(scenario_error)
 }
 
-/// A numeric column as numpy reads it: (dtype, little-endian bytes).
-fn numeric<'py>(py: Python<'py>, col: &Column) -> (&'static str, Bound<'py, PyBytes>) {
-    let (dtype, bytes): (&str, Vec<u8>) = match col {
-        Column::F64(v) => ("<f8", v.iter().flat_map(|x| x.to_le_bytes()).collect()),
-        Column::I64(v) => ("<i8", v.iter().flat_map(|x| x.to_le_bytes()).collect()),
+/// A numeric column's numpy dtype.
+fn dtype(col: &Column) -> &'static str {
+    match col {
+        Column::F64(_) => "<f8",
+        Column::I64(_) => "<i8",
+    }
+}
+
+/// A numeric column as numpy reads it: (dtype, little-endian bytes). The
+/// bytes are written straight into the Python object: a trace column can be
+/// tens of MB, and building it in a `Vec` first cost a second copy.
+fn numeric<'py>(py: Python<'py>, col: &Column) -> PyResult<(&'static str, Bound<'py, PyBytes>)> {
+    fn le_bytes<'py, const N: usize>(
+        py: Python<'py>,
+        values: impl ExactSizeIterator<Item = [u8; N]>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        PyBytes::new_with(py, values.len() * N, |buf| {
+            for (dst, v) in buf.chunks_exact_mut(N).zip(values) {
+                dst.copy_from_slice(&v);
+            }
+            Ok(())
+        })
+    }
+    let bytes = match col {
+        Column::F64(v) => le_bytes(py, v.iter().map(|x| x.to_le_bytes()))?,
+        Column::I64(v) => le_bytes(py, v.iter().map(|x| x.to_le_bytes()))?,
     };
-    (dtype, PyBytes::new(py, &bytes))
+    Ok((dtype(col), bytes))
 }
 
 /// One summary column (the `columns!` kinds).
@@ -64,7 +85,7 @@ macro_rules! int_value {
         impl SummaryValue for $t {
             fn column<'py>(py: Python<'py>, v: Vec<&Self>) -> PyResult<Bound<'py, PyAny>> {
                 let col = Column::I64(v.into_iter().map(|x| *x as i64).collect());
-                numeric(py, &col).into_pyobject(py).map(|t| t.into_any())
+                numeric(py, &col)?.into_pyobject(py).map(|t| t.into_any())
             }
         }
     )*};
@@ -74,7 +95,7 @@ int_value!(u32, u64);
 impl SummaryValue for f64 {
     fn column<'py>(py: Python<'py>, v: Vec<&Self>) -> PyResult<Bound<'py, PyAny>> {
         let col = Column::F64(v.into_iter().copied().collect());
-        numeric(py, &col).into_pyobject(py).map(|t| t.into_any())
+        numeric(py, &col)?.into_pyobject(py).map(|t| t.into_any())
     }
 }
 
@@ -254,7 +275,7 @@ fn run_scenario<'py>(
             None => {
                 let cols = PyDict::new(py);
                 for (name, col) in &table.columns {
-                    cols.set_item(name, numeric(py, col))?;
+                    cols.set_item(name, numeric(py, col)?)?;
                 }
                 traces.set_item(table.name, cols)?;
             }
@@ -262,7 +283,7 @@ fn run_scenario<'py>(
                 let cols: Vec<(&str, &str)> = table
                     .columns
                     .iter()
-                    .map(|(name, col)| (*name, numeric(py, col).0))
+                    .map(|(name, col)| (*name, dtype(col)))
                     .collect();
                 traces.set_item(table.name, (cols, parts.clone()))?;
             }
