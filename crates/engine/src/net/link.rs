@@ -803,6 +803,20 @@ impl Link {
         }
     }
 
+    /// The head packet, its arrival time at the next hop and that arrival's
+    /// order, whenever it arrives (`Sim`'s senders take acks ahead of the
+    /// clock: `drain_to_senders`).
+    #[inline]
+    pub fn front(&self) -> Option<&(SimTime, Order, Packet)> {
+        self.pipe.front()
+    }
+
+    /// Pop the head packet (after [`Link::front`]).
+    #[inline]
+    pub fn pop_front(&mut self) -> Option<(SimTime, Order, Packet)> {
+        self.pipe.pop_front()
+    }
+
     /// When the next delivery is due, if any packet is on the link.
     #[inline]
     pub fn next_delivery(&self) -> Option<SimTime> {

@@ -65,7 +65,9 @@ impl Sim {
         // SAFETY: `f` is the id of the flow whose sender ran; `Sim::new`
         // (build.rs) asserts that flow ids are their indexes and makes one
         // agent and one `FlowHot` per flow.
+        let mut queued = false;
         if let Agent::Tcp { snd, .. } = unsafe { self.agents.get_unchecked_mut(f as usize) } {
+            queued = snd.acks_queued();
             if let Some(d) = snd.rto_deadline() {
                 // SAFETY: as above, one `FlowHot` per flow (`Sim::new`)
                 let armed = unsafe { &mut self.hot.get_unchecked_mut(f as usize).rto };
@@ -88,13 +90,25 @@ impl Sim {
                     snd.note_pace_entry(d);
                     // (from `now` and `order`, not the scheduler's: an ack
                     // the sender took early runs ahead of the clock)
-                    self.sched
-                        .schedule_ordered(d, Event::Pace(f), order.after(now, d));
+                    let o = order.after(now, d);
+                    // SAFETY: as above, one `Pacer` per flow (`Sim::new`)
+                    let pacer = unsafe { self.pacers.get_unchecked_mut(f as usize) };
+                    pacer.order = o;
+                    // (an earlier `Event::Pace` still queued, left by a
+                    // pacer event run ahead of the clock, goes on to this one
+                    // when it fires: `pace_event`)
+                    if pacer.queued == SimTime::MAX {
+                        pacer.queued = d;
+                        self.sched.schedule_ordered(d, Event::Pace(f), o);
+                    }
                 }
             }
         }
         if self.rec.tcp_every_change {
             self.trace_tcp(f, now);
+        }
+        if queued {
+            self.drain_to_senders(f);
         }
     }
 
@@ -120,8 +134,34 @@ impl Sim {
         self.out = out;
     }
 
-    /// The pacer's time came: send what the window and the pacer allow.
+    /// The flow's `Event::Pace` fired: run the pacer's pending event if it
+    /// is this one; else the sender ran it ahead of the clock
+    /// (`Sim::pace_until`), and the queue's entry goes on to the pending
+    /// event, in that event's order, or is dropped if none is pending.
     pub(super) fn pace_event(&mut self, f: u32, now: SimTime) {
+        let pacer = &mut self.pacers[f as usize];
+        pacer.queued = SimTime::MAX;
+        let Agent::Tcp { snd, .. } = &self.agents[f as usize] else {
+            return;
+        };
+        let due = snd.pace_entry();
+        debug_assert!(due >= now, "a pacer event went past the clock");
+        if due != now {
+            if due != SimTime::MAX {
+                pacer.queued = due;
+                self.sched
+                    .schedule_ordered(due, Event::Pace(f), pacer.order);
+            }
+            return;
+        }
+        let order = pacer.order;
+        debug_assert!(order == self.sched.running());
+        self.pace_fire(f, now, order);
+    }
+
+    /// The pacer's event at `now`, of order `order` (on the clock, or ahead
+    /// of it: `Sim::pace_until`): send what the window and the pacer allow.
+    pub(super) fn pace_fire(&mut self, f: u32, now: SimTime, order: Order) {
         let mut out = std::mem::take(&mut self.out);
         if let Agent::Tcp { snd, .. } = &mut self.agents[f as usize] {
             snd.pace_fired();
@@ -134,7 +174,7 @@ impl Sim {
                 return;
             }
         }
-        self.after_sender(f, now, &mut out, self.sched.running());
+        self.after_sender(f, now, &mut out, order);
         self.out = out;
     }
 

@@ -272,6 +272,15 @@ impl Sim {
             selectors,
             candidates,
             spills: 0,
+            pacers: vec![
+                super::Pacer {
+                    order: Order::default(),
+                    queued: SimTime::MAX,
+                };
+                nflows
+            ],
+            pace_ahead: true,
+            draining: false,
         }
     }
 }

@@ -142,10 +142,13 @@ impl Sim {
                             }
                             let held = match next {
                                 Next::Receiver => self.past_a_pending_mark(at),
-                                Next::Sender => !self.sender_takes(p.flow, at),
+                                Next::Sender => !self.sender_takes(p.flow, at, next_order),
                                 _ => false,
                             };
                             if held {
+                                if next == Next::Sender {
+                                    self.acks_queue_behind(p.flow);
+                                }
                                 // It reaches the receiver after the run, or after a
                                 // warm-up snapshot still to be taken (or the sender
                                 // after something of its own): an event delivers it
@@ -238,6 +241,56 @@ impl Sim {
         }
     }
 
+    /// An ack on its way to the sender of flow `f` is held on the sender's
+    /// last link (`Next::Sender`): acks that come after it queue there too.
+    #[cold]
+    #[inline(never)]
+    fn acks_queue_behind(&mut self, f: u32) {
+        if let Agent::Tcp { snd, .. } = &mut self.agents[f as usize] {
+            snd.note_acks_queued(true);
+        }
+    }
+
+    /// The sender of flow `f` has done what it does at an event (its
+    /// timers set: `timers_after_sending`), and acks may be queued on its
+    /// last link (`Next::Sender`) behind one held there
+    /// (`acks_queue_behind`), each to be delivered by an event: hand them
+    /// on ahead of the clock, from the front, each as the chain would have
+    /// (`sender_takes`: at its arrival time and order) while their senders
+    /// may take them. The link's delivery event, running or pending, then
+    /// finds the rest, if any (or nothing, and only schedules the next).
+    /// Without this, one held ack made every ack behind it wait for an event
+    /// too, for as long as acks kept coming less than the link's delay
+    /// apart (a paced sender's acks nearly always do).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn drain_to_senders(&mut self, f: u32) {
+        if self.draining {
+            return;
+        }
+        let (at, len) = self.route(f, 1 - FORWARD);
+        let l = self.hop(at + len - 1).link;
+        self.draining = true;
+        while let Some(&(at, order, p)) = self.link(l).front() {
+            let (base, len) = self.route(p.flow, p.dir);
+            let last = self.hop(base + len - 1);
+            if p.hop as u32 != len || last.next != Next::Sender || last.link != l {
+                break;
+            }
+            if !self.sender_takes(p.flow, at, order) {
+                break;
+            }
+            self.link(l).pop_front();
+            self.forward(p, at, order);
+        }
+        if self.link(l).front().is_none() {
+            if let Agent::Tcp { snd, .. } = &mut self.agents[f as usize] {
+                snd.note_acks_queued(false);
+            }
+        }
+        self.draining = false;
+    }
+
     /// Does a packet reaching its agent at `at` come after a mark the
     /// simulator's clock has not passed yet — the run's end, or a warm-up
     /// snapshot still to be taken? Then an event must deliver it, so that the
@@ -247,11 +300,13 @@ impl Sim {
         at > self.end || (!self.warm_done && at >= self.warmup)
     }
 
-    /// May the sender of TCP flow `f` take an ack at `at`, before the
-    /// simulator's clock gets there? Only if nothing that reads or changes
-    /// the sender comes first: the run's end, a warm-up snapshot still to be
-    /// taken, its stop, its pacer's event, its retransmission deadline (`at`
-    /// strictly before each, so no tie with them is decided differently).
+    /// May the sender of TCP flow `f` take an ack at `at` (of order
+    /// `order`), before the simulator's clock gets there? Only if nothing
+    /// that reads or changes the sender comes first: the run's end, a warm-up
+    /// snapshot still to be taken, its stop, its retransmission deadline
+    /// (`at` strictly before each, so no tie with them is decided
+    /// differently) — and its pacer's pending event, unless that event can
+    /// itself run first, ahead of the clock (`pace_until`).
     /// The timer's entry in the event queue may come first when it is stale
     /// (earlier than the deadline, which nearly every ack moves on): it then
     /// finds the deadline this ack set and goes there, in the order of the
@@ -261,7 +316,7 @@ impl Sim {
     /// order of the ack's arrival (`after_sender`), as the delivery event's
     /// would have.
     #[inline]
-    fn sender_takes(&self, f: u32, at: SimTime) -> bool {
+    fn sender_takes(&mut self, f: u32, at: SimTime, order: Order) -> bool {
         if self.past_a_pending_mark(at) {
             return false;
         }
@@ -277,7 +332,52 @@ impl Sim {
         let Agent::Tcp { snd, .. } = agent else {
             return false;
         };
-        snd.rto_deadline().map_or(true, |d| at < d) && at < snd.pace_entry() && at < hot.stop
+        if at >= hot.stop {
+            return false;
+        }
+        if snd.pace_entry() <= at {
+            return self.pace_ahead && self.pace_until(f, at, order);
+        }
+        snd.rto_deadline().map_or(true, |d| at < d)
+    }
+
+    /// The sender of TCP flow `f` is about to take an ack at `at`, of order
+    /// `order`, ahead of the clock (`sender_takes`: before the run's end, a
+    /// pending warm-up snapshot and its stop), and its pacer's pending event
+    /// comes first: run that event now, ahead of the clock too, and any
+    /// that follow it before the ack, each at its time and in its order
+    /// (`Pacer`), as the event queue would have run them; then may the
+    /// sender take the ack (its retransmission deadline after it)?
+    ///
+    /// Nothing else reaches the sender before the ack: the acks before it
+    /// came down the same links (one input each after the last merge, so in
+    /// the order they left it) and have reached the sender already; the
+    /// run's end, a snapshot and the stop are after the ack; a pacer event
+    /// runs only strictly before the retransmission deadline (a stale timer
+    /// entry before it goes on to the deadline, see `sender_takes`). What a
+    /// pacer event sends enters the sender's own first link (no other input),
+    /// in time order. Events of the same nanosecond go in ns-2's order, as
+    /// the queue orders them (on the cost guard's BBR case, ~125 ties in
+    /// 600 s; reversing it changes results); of an ack and a pacer event of
+    /// the same order too (never seen), the pacer's goes first, as when the
+    /// sender queued its pacer event before the ack's delivery event was.
+    #[inline(never)]
+    fn pace_until(&mut self, f: u32, at: SimTime, order: Order) -> bool {
+        loop {
+            let Agent::Tcp { snd, .. } = &self.agents[f as usize] else {
+                return false;
+            };
+            let due = snd.pace_entry();
+            let rto = snd.rto_deadline().unwrap_or(SimTime::MAX);
+            let o = self.pacers[f as usize].order;
+            if due > at || (due == at && o > order) {
+                return at < rto;
+            }
+            if due >= rto {
+                return false;
+            }
+            self.pace_fire(f, due, o);
+        }
     }
 
     /// A threshold dropper on link `l` started a congestion event: it picks

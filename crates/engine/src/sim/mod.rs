@@ -99,6 +99,30 @@ pub struct Sim {
     candidates: Vec<Vec<(u32, f64)>>,
     /// `Event::Spill`s popped (left out of the reported event count).
     spills: u64,
+    /// Per flow: its pacer's pending event, which a sender that takes acks
+    /// without an event may run ahead of the clock (`Sim::pace_until`).
+    pacers: Vec<Pacer>,
+    /// Senders that take acks without an event run their pacer's events
+    /// ahead of the clock too (`Sim::pace_until`; off only in tests).
+    pace_ahead: bool,
+    /// `Sim::drain_to_senders` is running (it is not entered again).
+    draining: bool,
+}
+
+/// A TCP sender's pending pacer event: its time is the sender's
+/// `pace_entry`; its [`Order`] is kept here. A sender that takes acks
+/// without an event (`Next::Sender`) runs that event ahead of the clock when
+/// an ack it takes comes after it (`Sim::pace_until`), so the event queue's
+/// `Event::Pace` for the flow may be earlier than the pending event (never
+/// later): when it fires early it goes on to the pending one, or is dropped
+/// if there is none (`Sim::pace_event`).
+#[derive(Clone, Copy)]
+struct Pacer {
+    /// The order of the pending pacer event.
+    order: Order,
+    /// The time of the flow's `Event::Pace` in the event queue
+    /// (`SimTime::MAX`: none).
+    queued: SimTime,
 }
 
 /// What the simulator reads of flow f at every packet and ack (`forward`,

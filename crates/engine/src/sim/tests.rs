@@ -488,3 +488,64 @@ fn prefetching_changes_nothing() {
         }
     }
 }
+
+/// Paced senders that run their pacer's events ahead of the clock
+/// (`Sim::pace_until`, when an ack they take without an event comes after
+/// the event) and take the acks queued behind one their link delivered by an
+/// event (`Sim::drain_to_senders`) must do exactly what the event queue does
+/// with one event per pacer firing and per ack: same results, ties of the
+/// same nanosecond decided alike, across the warm-up snapshot, flows that
+/// stop, the run's end, retransmission timers, and paced flows beside
+/// unpaced ones, data both ways and delayed acks.
+#[test]
+fn pacers_ahead_of_the_clock_change_nothing_but_the_event_count() {
+    let flows = [
+        r#""bbr": {"kind": "tcp", "cc": "bbr", "profile": "linux", "count": 4, "start_jitter": "1s"},
+           "stop": {"kind": "tcp", "cc": "bbr", "profile": "linux", "count": 2, "stop": "9.0021s"}"#,
+        r#""bbr": {"kind": "tcp", "cc": "bbr", "profile": "linux", "count": 3, "start_jitter": "1s"},
+           "cubic": {"kind": "tcp", "cc": "cubic", "profile": "linux", "count": 2, "start_jitter": "1s"},
+           "sack": {"kind": "tcp", "variant": "sack", "count": 2, "start_jitter": "1s"}"#,
+        // started together, data both ways, delayed acks: ties of equal
+        // nanoseconds between flows at every round trip
+        r#""bbr": {"kind": "tcp", "cc": "bbr", "profile": "linux", "count": 3},
+           "rev": {"kind": "tcp", "cc": "bbr", "profile": "linux", "count": 2, "reverse": true},
+           "del": {"kind": "tcp", "variant": "sack", "count": 2, "delayed_ack": true}"#,
+    ];
+    for (flows, warmup, end, tenths) in [
+        (flows[0], "3.0037s", "20.0011s", 9),
+        (flows[1], "2.5s", "15.0043s", 9),
+        (flows[2], "2.5s", "15.0043s", 8),
+    ] {
+        let flows = format!(r#"{flows}, "udp": {{"kind": "udp", "rate": "0.2Mbps"}}"#);
+        same_in_fewer_events_without(&flows, warmup, end, tenths, |sim| {
+            sim.pace_ahead = false;
+            // (as if a drain were running: none starts)
+            sim.draining = true;
+            sim.hops.iter().filter(|h| h.next == Next::Sender).count() as u32
+        });
+    }
+}
+
+/// The same on the cost guard's BBR case (ten flows, every link's rate a
+/// multiple of 10 Mb/s, so times fall on a lattice): a pacer event and an
+/// ack of the same nanosecond recur, and ns-2's order decides which goes
+/// first (`Sim::pace_until`; reversing that decision changes this run:
+/// seed 6 found so, at 70 s).
+#[test]
+fn pacers_ahead_of_the_clock_decide_ties_as_the_event_queue() {
+    let json = r#"{"duration": "70s", "warmup": "10s", "seed": 6,
+        "topology": {
+          "bottleneck": {"rate": "10Mbps", "delay": "40ms", "buffer": 20},
+          "access": {"rate": "100Mbps", "delay": "10ms", "buffer": 1000},
+          "sink_access": {"rate": "100Mbps", "delay": "10ms", "buffer": 1000}},
+        "flows": {
+          "sack": {"kind": "tcp", "variant": "sack", "count": 10, "packet_size": 1000,
+                   "window": 10000, "start_jitter": "1s", "profile": "linux", "cc": "bbr"}}}"#;
+    let plan = Plan::from_scenario(&Scenario::from_json(json).unwrap()).unwrap();
+    let ahead = Sim::new(&plan).run();
+    let mut sim = Sim::new(&plan);
+    sim.pace_ahead = false;
+    sim.draining = true;
+    let evented = sim.run();
+    assert_same_in_fewer_events(&ahead, &evented, 7);
+}
