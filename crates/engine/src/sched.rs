@@ -950,4 +950,104 @@ mod tests {
         }
         assert!(shapes.len() >= 4, "the calendar re-shaped ({shapes:?})");
     }
+
+    /// What the randomized reference test needs of a queue.
+    trait Queue {
+        fn fresh() -> Self;
+        fn put(&mut self, t: SimTime, e: Event, o: Order);
+        fn take(&mut self, until: SimTime) -> Option<(SimTime, Event)>;
+        fn order_now(&self) -> Order;
+        fn size(&self) -> usize;
+    }
+    macro_rules! queue {
+        ($t:ty) => {
+            impl Queue for $t {
+                fn fresh() -> Self {
+                    <$t>::new()
+                }
+                fn put(&mut self, t: SimTime, e: Event, o: Order) {
+                    self.schedule_ordered(t, e, o)
+                }
+                fn take(&mut self, until: SimTime) -> Option<(SimTime, Event)> {
+                    self.pop_until(until)
+                }
+                fn order_now(&self) -> Order {
+                    self.running()
+                }
+                fn size(&self) -> usize {
+                    self.len()
+                }
+            }
+        };
+    }
+    queue!(Scheduler);
+
+    /// Against a `BinaryHeap` of (time, Order, seq): equal times with
+    /// orders drawn from a few (full ties, ties decided by the clock, by
+    /// either cause), same-ns bursts, events at the running time and
+    /// before it, far-future events, phases of dense and sparse traffic
+    /// (the calendar re-shapes), pops with random limits; the running
+    /// order checked after every pop.
+    fn matches_a_heap_of_full_keys<Q: Queue>(seed: u64) {
+        use std::cmp::Reverse;
+        let mut rng = crate::rng::Rng::stream(seed, 0, 0);
+        let mut q = Q::fresh();
+        let mut heap: BinaryHeap<Reverse<(SimTime, Order, u64, u32)>> = BinaryHeap::new();
+        let orders: Vec<Order> = (0..6)
+            .map(|k| Order {
+                clock: [5u64, 5, 5, 7, 7, 9][k],
+                cause: [[1, 2], [1, 3], [2, 0], [1, 2], [0, 9], [0, 0]][k],
+            })
+            .collect();
+        let mut now: SimTime = 1 << 32;
+        let mut seq = 0u64;
+        let mut ties = 0u64;
+        for i in 0..400_000u32 {
+            let scale = [30.0, 3e3, 3e6, 3e9][(i / 25_000) as usize % 4];
+            let o = orders[(rng.uniform() * orders.len() as f64) as usize];
+            if rng.uniform() < 0.52 {
+                let burst = if rng.uniform() < 0.05 { 8 } else { 1 };
+                let t = match rng.uniform() {
+                    u if u < 0.02 => now.saturating_sub((rng.uniform() * scale) as SimTime),
+                    u if u < 0.15 => now,
+                    u if u < 0.95 => now + (rng.uniform() * scale) as SimTime,
+                    _ => now + (rng.uniform() * scale * 1e4) as SimTime,
+                };
+                for k in 0..burst {
+                    let o = if k % 2 == 0 { o } else { orders[k % orders.len()] };
+                    q.put(t, Event::Rto(i), o);
+                    heap.push(Reverse((t, o, seq, i)));
+                    seq += 1;
+                }
+            } else {
+                let until = now + (rng.uniform() * scale * 2.0) as SimTime;
+                let want = heap.peek().map(|r| r.0).filter(|e| e.0 <= until);
+                let got = q.take(until);
+                match want {
+                    Some((t, o, _, id)) => {
+                        heap.pop();
+                        if heap.peek().is_some_and(|r| r.0 .0 == t) {
+                            ties += 1;
+                        }
+                        assert_eq!(got, Some((t, Event::Rto(id))), "step {i}");
+                        assert_eq!(q.order_now(), o, "step {i}");
+                        now = t;
+                    }
+                    None => assert_eq!(got, None, "step {i}"),
+                }
+            }
+            assert_eq!(q.size(), heap.len());
+        }
+        while let Some(Reverse((t, _, _, id))) = heap.pop() {
+            assert_eq!(q.take(SimTime::MAX), Some((t, Event::Rto(id))));
+        }
+        assert_eq!(q.take(SimTime::MAX), None);
+        assert!(ties > 10_000, "ties exercised ({ties})");
+    }
+
+    #[test]
+    fn calendar_matches_a_heap_of_full_keys() {
+        matches_a_heap_of_full_keys::<Scheduler>(3);
+        matches_a_heap_of_full_keys::<Scheduler>(4);
+    }
 }
