@@ -675,10 +675,7 @@ mod tests {
             }
             assert!(log.flow.capacity() >= log.flow.len() && log.seq.capacity() >= log.seq.len());
         }
-        let jump = capacities
-            .iter()
-            .position(|&c| c * 8 >= MAPPED_BYTES)
-            .unwrap();
+        let jump = capacities.iter().position(|&c| c * 8 >= MAPPED_BYTES).unwrap();
         assert_eq!(capacities[jump], MAPPED_BYTES / 8);
         assert_eq!(capacities[jump - 1], MAPPED_FROM, "{capacities:?}");
         assert_eq!(capacities.len(), jump + 2, "{capacities:?}");
