@@ -22,27 +22,6 @@ fn cold(f: impl FnOnce()) {
     f()
 }
 
-/// Rows a trace column holds before it grows by mapping (see [`room`]).
-const MAPPED_FROM: usize = 1 << 16;
-
-/// What a column past [`MAPPED_FROM`] rows grows to at once: more than glibc
-/// malloc's largest mmap threshold (32 MB).
-const MAPPED_BYTES: usize = 33 << 20;
-
-/// Room for one more row in column `v`. Past [`MAPPED_FROM`] rows a full
-/// column goes straight to a block of [`MAPPED_BYTES`], which glibc's malloc
-/// maps; a mapped block grows by moving its pages (`mremap`), where a block
-/// on the heap is copied into a new one whose pages the kernel faults in and
-/// zeroes — in a long traced run, half of the process's page faults. Pages of
-/// a mapping that are never written cost no memory.
-#[inline]
-fn room<T>(v: &mut Vec<T>) {
-    let size = std::mem::size_of::<T>();
-    if v.len() == v.capacity() && v.len() >= MAPPED_FROM && v.capacity() * size < MAPPED_BYTES {
-        v.reserve_exact(MAPPED_BYTES / size - v.len());
-    }
-}
-
 /// One column of a trace table.
 pub enum Column {
     F64(Vec<f64>),
@@ -73,15 +52,6 @@ trait Log {
 /// with their column types.
 macro_rules! log_columns {
     ($ty:ident { $first:ident: $fk:ident $(, $field:ident: $kind:ident)* $(,)? }) => {
-        impl $ty {
-            /// Room for one more row in every column ([`room`]).
-            #[inline]
-            fn room(&mut self) {
-                room(&mut self.$first);
-                $(room(&mut self.$field);)*
-            }
-        }
-
         impl Log for $ty {
             fn len(&self) -> usize {
                 self.$first.len()
@@ -254,7 +224,6 @@ impl Recorder {
         }
         if let Some(l) = &mut self.tcp {
             cold(|| {
-                l.room();
                 l.t.push(secs(now));
                 l.flow.push(flow as i64);
                 l.cwnd.push(cwnd);
@@ -280,7 +249,6 @@ impl Recorder {
                 return;
             }
             l.last[i] = now_state;
-            l.room();
             l.t.push(secs(now));
             l.flow.push(flow as i64);
             l.srtt.push(srtt);
@@ -297,7 +265,6 @@ impl Recorder {
         }
         if let Some(l) = &mut self.sends {
             cold(|| {
-                l.room();
                 l.t.push(secs(now));
                 l.flow.push(flow as i64);
                 l.seq.push(seq as i64);
@@ -313,9 +280,7 @@ impl Recorder {
         }
         if let Some(q) = &mut self.queue {
             cold(|| {
-                room(&mut q.events);
                 q.events.push((now, link, class, 1));
-                room(&mut q.events);
                 q.events.push((start, link, class, -1));
             })
         }
@@ -328,7 +293,6 @@ impl Recorder {
         }
         if let Some(d) = &mut self.drops {
             cold(|| {
-                d.room();
                 d.t.push(secs(now));
                 d.link.push(link as i64);
                 d.flow.push(flow as i64);
@@ -345,7 +309,6 @@ impl Recorder {
         }
         if let Some(l) = &mut self.udp {
             cold(|| {
-                l.room();
                 l.t.push(secs(now));
                 l.flow.push(flow as i64);
                 l.seq.push(seq as i64);
@@ -355,7 +318,6 @@ impl Recorder {
 
     pub fn playback_read(&mut self, now: SimTime, flow: u32, r: &crate::traffic::app::Read) {
         if let Some(l) = &mut self.playback {
-            l.room();
             l.t.push(secs(now));
             l.flow.push(flow as i64);
             l.read_bytes.push(r.got as i64);
@@ -651,38 +613,5 @@ impl Spill {
                 .collect(),
         ));
         out
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A column grows as `Vec` does up to `MAPPED_FROM` rows, then at once to
-    /// `MAPPED_BYTES`, then as `Vec` does again (doubling, not a row at a
-    /// time); no row is lost on the way.
-    #[test]
-    fn a_long_column_jumps_to_a_mapped_block_once() {
-        let mut log = UdpLog::default();
-        let mut capacities = vec![];
-        for i in 0..(MAPPED_BYTES / 8 + 10) {
-            log.room();
-            log.t.push(i as f64);
-            log.flow.push(i as i64);
-            log.seq.push(-(i as i64));
-            if capacities.last() != Some(&log.t.capacity()) {
-                capacities.push(log.t.capacity());
-            }
-            assert!(log.flow.capacity() >= log.flow.len() && log.seq.capacity() >= log.seq.len());
-        }
-        let jump = capacities.iter().position(|&c| c * 8 >= MAPPED_BYTES).unwrap();
-        assert_eq!(capacities[jump], MAPPED_BYTES / 8);
-        assert_eq!(capacities[jump - 1], MAPPED_FROM, "{capacities:?}");
-        assert_eq!(capacities.len(), jump + 2, "{capacities:?}");
-        assert!(capacities[jump + 1] >= 2 * capacities[jump]);
-        let n = log.len();
-        assert_eq!(n, MAPPED_BYTES / 8 + 10);
-        assert!(log.t.iter().enumerate().all(|(i, &t)| t == i as f64));
-        assert!(log.seq.iter().enumerate().all(|(i, &s)| s == -(i as i64)));
     }
 }
