@@ -276,6 +276,7 @@ impl Sim {
                 super::Pacer {
                     order: Order::default(),
                     queued: SimTime::MAX,
+                    acks_queued: false,
                 };
                 nflows
             ],

@@ -246,9 +246,7 @@ impl Sim {
     #[cold]
     #[inline(never)]
     fn acks_queue_behind(&mut self, f: u32) {
-        if let Agent::Tcp { snd, .. } = &mut self.agents[f as usize] {
-            snd.note_acks_queued(true);
-        }
+        self.pacers[f as usize].acks_queued = true;
     }
 
     /// The sender of flow `f` has done what it does at an event (its
@@ -284,9 +282,7 @@ impl Sim {
             self.forward(p, at, order);
         }
         if self.link(l).front().is_none() {
-            if let Agent::Tcp { snd, .. } = &mut self.agents[f as usize] {
-                snd.note_acks_queued(false);
-            }
+            self.pacers[f as usize].acks_queued = false;
         }
         self.draining = false;
     }
