@@ -1014,7 +1014,11 @@ mod tests {
                     _ => now + (rng.uniform() * scale * 1e4) as SimTime,
                 };
                 for k in 0..burst {
-                    let o = if k % 2 == 0 { o } else { orders[k % orders.len()] };
+                    let o = if k % 2 == 0 {
+                        o
+                    } else {
+                        orders[k % orders.len()]
+                    };
                     q.put(t, Event::Rto(i), o);
                     heap.push(Reverse((t, o, seq, i)));
                     seq += 1;

@@ -377,7 +377,7 @@ pub(crate) fn rem_exact(x: f64, y: f64) -> f64 {
         return x % y;
     }
     let q = (x / y) as i64 as f64; // trunc, exact: 0 ≤ q ≤ 2^52
-    // Dekker's exact product q·y = p + e (Veltkamp splits into 26-bit halves)
+                                   // Dekker's exact product q·y = p + e (Veltkamp splits into 26-bit halves)
     const SPLIT: f64 = 134_217_729.0; // 2^27 + 1
     let p = q * y;
     let cq = SPLIT * q;
@@ -426,7 +426,11 @@ mod tests {
         };
         let unit = |b: u64| (b >> 11) as f64 / (1u64 << 53) as f64;
         let up = |x: f64, k: i64| f64::from_bits((x.to_bits() as i64 + k) as u64);
-        let n = if cfg!(debug_assertions) { 20_000 } else { 400_000 };
+        let n = if cfg!(debug_assertions) {
+            20_000
+        } else {
+            400_000
+        };
         let ticks = [0.01, 0.1, 0.5, 0.001, 1.0, 0.03, 0.2];
         for i in 0..n {
             let y = if i % 2 == 0 {
@@ -457,9 +461,28 @@ mod tests {
         for &y in &[0.01, 0.1, 0.5, 3.0, 1e-200, 1e200] {
             let big = y * 4_503_599_627_370_496.0;
             for x in [
-                0.0, -0.0, y, up(y, -1), up(y, 1), y * 0.5, 2.0 * y, up(2.0 * y, -1),
-                big, up(big, -1), up(big, -2), up(big, 1), big * 3.0, 1e300, f64::MAX,
-                f64::MIN_POSITIVE, 5e-324, -1.0, -y, f64::INFINITY, f64::NEG_INFINITY, f64::NAN,
+                0.0,
+                -0.0,
+                y,
+                up(y, -1),
+                up(y, 1),
+                y * 0.5,
+                2.0 * y,
+                up(2.0 * y, -1),
+                big,
+                up(big, -1),
+                up(big, -2),
+                up(big, 1),
+                big * 3.0,
+                1e300,
+                f64::MAX,
+                f64::MIN_POSITIVE,
+                5e-324,
+                -1.0,
+                -y,
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+                f64::NAN,
             ] {
                 check(x, y);
             }
