@@ -65,7 +65,9 @@ impl Sim {
         // SAFETY: `f` is the id of the flow whose sender ran; `Sim::new`
         // (build.rs) asserts that flow ids are their indexes and makes one
         // agent and one `FlowHot` per flow.
+        let mut queued = false;
         if let Agent::Tcp { snd, .. } = unsafe { self.agents.get_unchecked_mut(f as usize) } {
+            queued = snd.acks_queued();
             if let Some(d) = snd.rto_deadline() {
                 // SAFETY: as above, one `FlowHot` per flow (`Sim::new`)
                 let armed = unsafe { &mut self.hot.get_unchecked_mut(f as usize).rto };
@@ -105,8 +107,7 @@ impl Sim {
         if self.rec.tcp_every_change {
             self.trace_tcp(f, now);
         }
-        // SAFETY: as above, one `Pacer` per flow (`Sim::new`)
-        if unsafe { self.pacers.get_unchecked(f as usize) }.acks_queued {
+        if queued {
             self.drain_to_senders(f);
         }
     }

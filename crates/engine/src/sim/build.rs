@@ -276,7 +276,6 @@ impl Sim {
                 super::Pacer {
                     order: Order::default(),
                     queued: SimTime::MAX,
-                    acks_queued: false,
                 };
                 nflows
             ],

@@ -246,7 +246,9 @@ impl Sim {
     #[cold]
     #[inline(never)]
     fn acks_queue_behind(&mut self, f: u32) {
-        self.pacers[f as usize].acks_queued = true;
+        if let Agent::Tcp { snd, .. } = &mut self.agents[f as usize] {
+            snd.note_acks_queued(true);
+        }
     }
 
     /// The sender of flow `f` has done what it does at an event (its
@@ -282,7 +284,9 @@ impl Sim {
             self.forward(p, at, order);
         }
         if self.link(l).front().is_none() {
-            self.pacers[f as usize].acks_queued = false;
+            if let Agent::Tcp { snd, .. } = &mut self.agents[f as usize] {
+                snd.note_acks_queued(false);
+            }
         }
         self.draining = false;
     }

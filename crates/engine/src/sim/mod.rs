@@ -126,10 +126,6 @@ struct Pacer {
     /// The time of the flow's `Event::Pace` in the event queue
     /// (`SimTime::MAX`: none).
     queued: SimTime,
-    /// The simulator held an ack on the way to the flow's sender, and acks
-    /// may be queued behind it on the sender's last link
-    /// (`Sim::drain_to_senders`).
-    acks_queued: bool,
 }
 
 /// What the simulator reads of flow f at every packet and ack (`forward`,

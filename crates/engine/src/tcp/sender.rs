@@ -68,6 +68,9 @@ pub struct TcpSender {
     rtt: RttEstimator,
     /// The sender has been started and not stopped.
     active: bool,
+    /// The simulator held an ack on the way to this sender, and acks may
+    /// be queued behind it on its last link (`Sim::drain_to_senders`).
+    acks_queued: bool,
     /// Retransmission timer deadline, if armed.
     rto_deadline: Option<SimTime>,
     /// Time of this sender's live entry in the event queue (MAX if none).
@@ -142,6 +145,7 @@ impl TcpSender {
             ecn_backoff: false,
             rtt,
             active: false,
+            acks_queued: false,
             rto_deadline: None,
             rto_entry: SimTime::MAX,
             counters: TcpCounters::default(),
@@ -253,6 +257,19 @@ impl TcpSender {
     #[inline]
     pub fn note_pace_entry(&mut self, at: SimTime) {
         self.pace_entry = at;
+    }
+
+    /// Acks may be queued on this sender's last link behind one the
+    /// simulator held (it takes them ahead of the clock when it can).
+    #[inline]
+    pub fn acks_queued(&self) -> bool {
+        self.acks_queued
+    }
+
+    /// Say whether acks may be queued on this sender's last link.
+    #[inline]
+    pub fn note_acks_queued(&mut self, queued: bool) {
+        self.acks_queued = queued;
     }
 
     /// The pacer's event fired: none is pending, nothing waits.
