@@ -115,10 +115,7 @@ pub struct Sim {
 /// an ack it takes comes after it (`Sim::pace_until`), so the event queue's
 /// `Event::Pace` for the flow may be earlier than the pending event (never
 /// later): when it fires early it goes on to the pending one, or is dropped
-/// if there is none (`Sim::pace_event`). Also whether acks wait on the
-/// sender's last link behind one it could not take (`acks_queued`): what
-/// the simulator does ahead of the clock for a sender is kept here, not in
-/// the sender.
+/// if there is none (`Sim::pace_event`).
 #[derive(Clone, Copy)]
 struct Pacer {
     /// The order of the pending pacer event.
