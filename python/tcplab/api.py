@@ -183,8 +183,23 @@ def _run_packet(sc: dict, force: bool = False, trace_dir: Path | None = None) ->
     raw = dict(summary, flows=_arrays(summary["flows"]), links=_arrays(summary["links"]))
     raw["scenario"] = json.loads(resolved)
     raw["traces"] = {name: tracefiles.SpilledTrace(trace_dir, *cols) if isinstance(cols, tuple)
-                     else pd.DataFrame(_arrays(cols)) for name, cols in traces.items()}
+                     else _trace_frame(cols) for name, cols in traces.items()}
     return Result.from_raw(raw, wall_s=wall)
+
+
+def _trace_frame(cols: dict) -> pd.DataFrame:
+    """A trace table from the engine's columns, over the engine's own memory:
+    each column a writable array (`_core.ColumnBuffer`), one block each, not
+    consolidated into one block (a copy of every value, which on a long per-ack
+    trace cost more CPU than the run itself). A column given as read-only bytes
+    (a big-endian machine) is copied, so that the frame can be written to."""
+    arrays = {}
+    for c, v in cols.items():
+        a = np.frombuffer(v[1], dtype=v[0]) if isinstance(v, tuple) else v
+        if isinstance(a, np.ndarray) and not a.flags.writeable:
+            a = a.copy()
+        arrays[c] = a
+    return pd.DataFrame(arrays, copy=False)
 
 
 def _arrays(cols: dict) -> dict:

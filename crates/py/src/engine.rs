@@ -6,6 +6,8 @@
 //! records for 100 flows) cost Python more than the rest of a short run's
 //! result handling.
 
+use std::cell::UnsafeCell;
+
 use pyo3::exceptions::{PyBufferError, PyKeyboardInterrupt, PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
@@ -76,12 +78,26 @@ fn numeric<'py>(py: Python<'py>, col: &Column) -> PyResult<(&'static str, Bound<
 }
 
 /// A trace column handed to numpy without a copy: it exports its values
-/// through the buffer protocol (read-only, little-endian bytes), and the
-/// array `numpy.frombuffer` makes of it views them for as long as it lives.
-/// A long traced run's columns are hundreds of MB, and copying them into
-/// `bytes` cost a pass over them and a page fault per 4 KB.
+/// through the buffer protocol (writable little-endian bytes, like a
+/// `bytearray`), and the array `numpy.frombuffer` makes of it views them for
+/// as long as it lives. A long traced run's columns are hundreds of MB, and
+/// copying them into `bytes` cost a pass over them and a page fault per
+/// 4 KB. Writable, so that pandas can hold the arrays as they are: a frame
+/// over read-only arrays refuses in-place assignment, and consolidating the
+/// columns into one block (a copy) cost more than the run on paper C's
+/// per-ack traces.
+///
+/// The column sits in an `UnsafeCell`: once it is here, Rust never reads
+/// or writes it again (only `Drop` frees it); its bytes are Python's, which
+/// writes them through the views it asked for, under the GIL, as it writes
+/// a `bytearray`'s.
 #[pyclass(frozen, module = "tcplab._core")]
-struct ColumnBuffer(Column);
+struct ColumnBuffer(UnsafeCell<Column>);
+
+// SAFETY: the cell's column is only reached through `__getbuffer__`'s raw
+// pointer (Python's views) and by `Drop`, never through a Rust reference
+// shared between threads.
+unsafe impl Sync for ColumnBuffer {}
 
 #[pymethods]
 impl ColumnBuffer {
@@ -96,23 +112,24 @@ impl ColumnBuffer {
         if view.is_null() {
             return Err(PyBufferError::new_err("no view to fill"));
         }
-        if flags & ffi::PyBUF_WRITABLE == ffi::PyBUF_WRITABLE {
-            return Err(PyBufferError::new_err("a trace column is read-only"));
-        }
-        let (ptr, len) = match &slf.get().0 {
-            Column::F64(v) => (v.as_ptr().cast::<u8>(), v.len() * 8),
-            Column::I64(v) => (v.as_ptr().cast::<u8>(), v.len() * 8),
+        // SAFETY: no Rust reference to the column is alive (see the type):
+        // this one lives for the match below, which takes the values'
+        // address and length and changes nothing.
+        let (ptr, len) = match unsafe { &mut *slf.get().0.get() } {
+            Column::F64(v) => (v.as_mut_ptr().cast::<u8>(), v.len() * 8),
+            Column::I64(v) => (v.as_mut_ptr().cast::<u8>(), v.len() * 8),
         };
         // SAFETY: `view` is the caller's, not null (checked). The bytes are
-        // the column's, which nothing mutates (the class is frozen and the
-        // column private) and which live as long as `slf`: `view.obj` holds
-        // a reference to it until the view is released. The format is a
-        // static string, so there is nothing for `__releasebuffer__` to free.
+        // the column's, which live as long as `slf`: `view.obj` holds a
+        // reference to it until the view is released, and nothing resizes
+        // the column (it is private, and Rust no longer touches it). The
+        // format is a static string, so there is nothing for
+        // `__releasebuffer__` to free.
         unsafe {
             (*view).obj = slf.into_any().into_ptr();
             (*view).buf = ptr as *mut std::ffi::c_void;
             (*view).len = len as isize;
-            (*view).readonly = 1;
+            (*view).readonly = 0;
             (*view).itemsize = 1;
             (*view).format = if flags & ffi::PyBUF_FORMAT == ffi::PyBUF_FORMAT {
                 c"B".as_ptr() as *mut std::ffi::c_char
@@ -142,7 +159,10 @@ impl ColumnBuffer {
 /// numbers are little-endian already.
 fn trace_column(py: Python<'_>, col: Column) -> PyResult<(&'static str, Bound<'_, PyAny>)> {
     if cfg!(target_endian = "little") {
-        Ok((dtype(&col), Bound::new(py, ColumnBuffer(col))?.into_any()))
+        Ok((
+            dtype(&col),
+            Bound::new(py, ColumnBuffer(UnsafeCell::new(col)))?.into_any(),
+        ))
     } else {
         numeric(py, &col).map(|(d, b)| (d, b.into_any()))
     }
