@@ -248,3 +248,25 @@ def test_an_exported_ns2_script_says_what_wrote_it(tmp_path):
     assert "export-ns2" in head[3]
     # nothing else in the script changes: the rest is export_tcl's text
     assert body == export_tcl(load_scenario(sc))
+
+
+def test_read_parquet_gives_pandas_frame_one_block_a_column_and_takes_writes(tmp_path):
+    """`provenance.read_parquet`: the values and dtypes `pandas.read_parquet` gives,
+    without stacking the columns of one dtype into one block (a copy of each value),
+    in a frame that can be written to."""
+    import numpy as np
+    import pandas as pd
+
+    from tcplab.provenance import read_parquet, write_parquet
+
+    n = 50_000
+    df = pd.DataFrame({"t": np.linspace(0, 1, n), "flow": np.arange(n) % 7, "cwnd": np.arange(n) * 0.5,
+                       "seq": np.arange(n), "cause": pd.Categorical.from_codes(np.arange(n) % 3, ["a", "b", "c"])})
+    write_parquet(df, tmp_path / "x.parquet", {"table": "x"})
+    got = read_parquet(tmp_path / "x.parquet")
+    pd.testing.assert_frame_equal(got, pd.read_parquet(tmp_path / "x.parquet"))
+    pd.testing.assert_frame_equal(got, df)
+    assert got._mgr.nblocks == len(got.columns)
+    got.loc[got.index[:2], "cwnd"] = -1.0
+    got["seq"] += 1
+    assert (got["cwnd"].to_numpy()[:2] == -1.0).all() and got["seq"].iloc[-1] == n

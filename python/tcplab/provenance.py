@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import sys
 
-__all__ = ["build", "build_id", "build_git", "metadata", "units_of", "write_parquet", "with_metadata",
+__all__ = ["build", "build_id", "build_git", "metadata", "units_of", "write_parquet", "read_parquet", "with_metadata",
            "figure_metadata",
            "read_parquet_metadata", "PARQUET_KEY"]
 
@@ -222,6 +222,27 @@ def write_parquet(df, path, meta: dict) -> None:
     table = pa.Table.from_pandas(df, preserve_index=False)
     table = with_metadata(table, meta)
     pq.write_table(table, path)
+
+
+def read_parquet(path):
+    """A Parquet file as a DataFrame, each column its own block: pyarrow hands the
+    decoded columns over instead of stacking those of one dtype into a block (a copy
+    of every value into fresh pages: on paper C's per-ack traces, 2.6 M rows, 0.53-0.87
+    CPU-s a read against 0.13-0.19). The values and dtypes are those of
+    `pandas.read_parquet`, and the frame takes writes as any other: a column pyarrow
+    lent without a copy (one chunk, no nulls) is read-only memory, so it is copied, as
+    are categorical columns (their codes may be lent too)."""
+    import numpy as np
+    import pandas as pd
+
+    df = pd.read_parquet(path, to_pandas_kwargs={"split_blocks": True, "self_destruct": True})
+    for c in df.columns:
+        s = df[c]
+        if isinstance(s.dtype, pd.CategoricalDtype):
+            df[c] = s.copy()
+        elif s.dtype.kind in "biufcmM" and not np.asarray(s.array).flags.writeable:
+            df[c] = np.array(s.array)
+    return df
 
 
 def with_metadata(table, meta: dict):

@@ -155,9 +155,9 @@ class TraceFiles(Mapping):
         if name not in self._names:
             raise KeyError(name)
         if name not in self._frames:
-            import pyarrow.parquet as pq
+            from tcplab.provenance import read_parquet
 
-            self._frames[name] = pq.read_table(self.folder / f"{name}.parquet").to_pandas()
+            self._frames[name] = read_parquet(self.folder / f"{name}.parquet")
         return self._frames[name]
 
     def __iter__(self):

@@ -37,6 +37,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from tcplab.provenance import read_parquet
+
 __all__ = ["canonical", "load_run", "payload_bytes", "base_rtt_s"]
 
 TABLES = ("tcp", "sends", "queue", "drops", "udp", "rtt", "playback")
@@ -165,7 +167,7 @@ def load_run(run_dir: str | Path):
     for name in s.get("traces", []):
         pq, csv = tdir / f"{name}.parquet", tdir / f"{name}.csv"
         if pq.is_file():
-            traces[name] = pd.read_parquet(pq)
+            traces[name] = read_parquet(pq)
         elif csv.is_file():
             traces[name] = pd.read_csv(csv)
     return Result(engine=s["engine"], engine_version=str(s["engine_version"]), scenario=s["scenario"],

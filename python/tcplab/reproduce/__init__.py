@@ -557,13 +557,14 @@ def _load_run(where: Path, key: str | None = None) -> Result:
     under `key` (default: the folder's name) and that no file changed; raises
     `tcplab.cache.DamagedEntry` otherwise."""
     from tcplab.cache import DamagedEntry, verify_entry
+    from tcplab.provenance import read_parquet
 
     if where.is_symlink() or not where.is_dir():
         raise DamagedEntry("not a folder")
     d = verify_entry(where, "run.json", key or where.name)
     try:
         meta = d.get("meta", {})
-        traces = {n: pd.read_parquet(where / f"{n}.parquet") for n in d["traces"]}
+        traces = {n: read_parquet(where / f"{n}.parquet") for n in d["traces"]}
         return Result(meta.get("engine"), str(meta.get("engine_version")), d["scenario"],
                       pd.read_parquet(where / "flows.parquet"), pd.read_parquet(where / "links.parquet"),
                       d["metrics"], traces)
