@@ -163,7 +163,11 @@ impl Sim {
     /// of it: `Sim::pace_until`): send what the window and the pacer allow.
     pub(super) fn pace_fire(&mut self, f: u32, now: SimTime, order: Order) {
         let mut out = std::mem::take(&mut self.out);
-        if let Agent::Tcp { snd, .. } = &mut self.agents[f as usize] {
+        debug_assert!((f as usize) < self.agents.len());
+        // SAFETY: `f` is the flow of a pacer event (`pace_event`,
+        // `Sim::pace_until`); `Sim::new` asserts that flow ids are their
+        // indexes and makes one agent per flow.
+        if let Agent::Tcp { snd, .. } = unsafe { self.agents.get_unchecked_mut(f as usize) } {
             snd.pace_fired();
             snd.send_much(now, 0, &mut out);
             if out.is_empty() && snd.pace_deadline().is_none() && !self.rec.tcp_every_change {

@@ -363,14 +363,24 @@ impl Sim {
     /// sender queued its pacer event before the ack's delivery event was.
     #[inline(never)]
     fn pace_until(&mut self, f: u32, at: SimTime, order: Order) -> bool {
+        debug_assert!((f as usize) < self.agents.len() && (f as usize) < self.pacers.len());
         loop {
-            let Agent::Tcp { snd, .. } = &self.agents[f as usize] else {
+            // SAFETY: `f` is a packet's flow id (`sender_takes`); `Sim::new`
+            // asserts that flow ids are their indexes and makes one agent
+            // and one `Pacer` per flow.
+            let Agent::Tcp { snd, .. } = (unsafe { self.agents.get_unchecked(f as usize) }) else {
                 return false;
             };
             let due = snd.pace_entry();
             let rto = snd.rto_deadline().unwrap_or(SimTime::MAX);
-            let o = self.pacers[f as usize].order;
-            if due > at || (due == at && o > order) {
+            if due > at {
+                return at < rto;
+            }
+            // (the pacer's order is read only when it is needed: a tie, or
+            // the event to run)
+            // SAFETY: as above
+            let o = unsafe { self.pacers.get_unchecked(f as usize) }.order;
+            if due == at && o > order {
                 return at < rto;
             }
             if due >= rto {

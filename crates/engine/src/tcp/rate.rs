@@ -106,6 +106,35 @@ impl Default for RateState {
 }
 
 impl RateState {
+    /// The slot of packet `seq` in the snapshot table (its length a power
+    /// of two).
+    #[inline(always)]
+    fn slot(&self, seq: i64) -> usize {
+        seq as usize & self.snaps.len().wrapping_sub(1)
+    }
+
+    /// Slot `i` of the table, for `i` from [`RateState::slot`] of a table
+    /// that is not empty: the masked index is in bounds. Unchecked: the
+    /// callers (`on_send` after growing it, `deliver` and `seal` from
+    /// `on_sacked` and `on_cum_ack`, which return on an empty table) run on
+    /// every packet and ack of a paced flow.
+    #[inline(always)]
+    fn snap(&self, i: usize) -> &Snap {
+        debug_assert!(i < self.snaps.len());
+        // SAFETY: as `snap_mut`'s
+        unsafe { self.snaps.get_unchecked(i) }
+    }
+
+    /// [`RateState::snap`], to change.
+    #[inline(always)]
+    fn snap_mut(&mut self, i: usize) -> &mut Snap {
+        debug_assert!(i < self.snaps.len());
+        // SAFETY: `snaps` is not empty (see above) and its length is a
+        // power of two (`on_send` grows it to one), so `slot`'s mask keeps
+        // the index below it.
+        unsafe { self.snaps.get_unchecked_mut(i) }
+    }
+
     /// Packet `seq` leaves at `now` with `in_flight` packets out before it
     /// (`tcp_rate_skb_sent`: "if (!tp->packets_out) ... tp->first_tx_mstamp
     /// = tp->delivered_mstamp = tstamp").
@@ -127,8 +156,8 @@ impl RateState {
             self.snaps = grown;
         }
         self.base = highest_ack + 1;
-        let len = self.snaps.len();
-        self.snaps[seq as usize & (len - 1)] = Snap {
+        let i = self.slot(seq);
+        *self.snap_mut(i) = Snap {
             delivered: self.delivered,
             delivered_time: self.delivered_time,
             first_tx: self.first_tx,
@@ -143,14 +172,14 @@ impl RateState {
     /// if it left after the one chosen so far.
     #[inline]
     fn deliver(&mut self, seq: i64) -> usize {
-        let i = seq as usize & (self.snaps.len() - 1);
-        let p = &self.snaps[i];
+        let i = self.slot(seq);
+        let p = self.snap(i);
         if p.done {
             return i;
         }
+        let sent = p.sent;
         self.delivered += 1;
         self.acked_sacked += 1;
-        let sent = p.sent;
         if self.pick_seq < 0
             || sent > self.pick_sent
             || (sent == self.pick_sent && seq > self.pick_seq)
@@ -168,7 +197,7 @@ impl RateState {
     #[inline]
     fn seal(&mut self) {
         if !self.sealed {
-            self.pick = self.snaps[self.pick_seq as usize & (self.snaps.len() - 1)];
+            self.pick = *self.snap(self.slot(self.pick_seq));
             self.sealed = true;
         }
     }
@@ -185,11 +214,12 @@ impl RateState {
             return;
         }
         let i = self.deliver(seq);
-        let p = &mut self.snaps[i];
+        let p = self.snap_mut(i);
         p.done = true;
-        if !p.rtx && seq > self.sack_last {
+        let (rtx, sent) = (p.rtx, p.sent);
+        if !rtx && seq > self.sack_last {
             self.sack_last = seq;
-            self.sack_last_sent = p.sent;
+            self.sack_last_sent = sent;
         }
     }
 
