@@ -161,6 +161,7 @@ impl Sim {
 
     /// The pacer's event at `now`, of order `order` (on the clock, or ahead
     /// of it: `Sim::pace_until`): send what the window and the pacer allow.
+    #[inline(always)]
     pub(super) fn pace_fire(&mut self, f: u32, now: SimTime, order: Order) {
         let mut out = std::mem::take(&mut self.out);
         debug_assert!((f as usize) < self.agents.len());
