@@ -179,7 +179,9 @@ impl Sim {
                 return;
             }
         }
-        self.after_sender(f, now, &mut out, order);
+        // `after_sender`'s body, inlined here: once per paced packet
+        self.send_all(f, now, &mut out, order);
+        self.timers_after_sending(f, now, order);
         self.out = out;
     }
 
