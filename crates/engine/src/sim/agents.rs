@@ -164,25 +164,39 @@ impl Sim {
     #[inline(always)]
     pub(super) fn pace_fire(&mut self, f: u32, now: SimTime, order: Order) {
         let mut out = std::mem::take(&mut self.out);
+        self.pace_fire_into(f, now, order, &mut out);
+        self.out = out;
+    }
+
+    /// [`Sim::pace_fire`] with the send buffer taken out of `self.out`
+    /// by the caller (`Sim::pace_until` takes it once for all the pacer
+    /// events it runs); `out` is empty again when it returns.
+    #[inline(always)]
+    pub(super) fn pace_fire_into(
+        &mut self,
+        f: u32,
+        now: SimTime,
+        order: Order,
+        out: &mut Vec<Packet>,
+    ) {
+        debug_assert!(out.is_empty());
         debug_assert!((f as usize) < self.agents.len());
         // SAFETY: `f` is the flow of a pacer event (`pace_event`,
         // `Sim::pace_until`); `Sim::new` asserts that flow ids are their
         // indexes and makes one agent per flow.
         if let Agent::Tcp { snd, .. } = unsafe { self.agents.get_unchecked_mut(f as usize) } {
             snd.pace_fired();
-            snd.send_much(now, 0, &mut out);
+            snd.send_much(now, 0, out);
             if out.is_empty() && snd.pace_deadline().is_none() && !self.rec.tcp_every_change {
                 // the window kept the packet in (a quarter of BBR's pacer
                 // events on b_sack10): nothing sent, no timer moved, so
                 // nothing for `after_sender` to do
-                self.out = out;
                 return;
             }
         }
         // `after_sender`'s body, inlined here: once per paced packet
-        self.send_all(f, now, &mut out, order);
+        self.send_all(f, now, out, order);
         self.timers_after_sending(f, now, order);
-        self.out = out;
     }
 
     pub(super) fn start_flow(&mut self, f: u32, now: SimTime) {

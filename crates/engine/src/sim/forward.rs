@@ -364,6 +364,17 @@ impl Sim {
     #[inline(never)]
     fn pace_until(&mut self, f: u32, at: SimTime, order: Order) -> bool {
         debug_assert!((f as usize) < self.agents.len() && (f as usize) < self.pacers.len());
+        // the send buffer, taken once for the pacer events the loop runs
+        // (each leaves it empty; nothing the loop reads between them uses it)
+        let mut out = std::mem::take(&mut self.out);
+        let takes = self.pace_loop(f, at, order, &mut out);
+        self.out = out;
+        takes
+    }
+
+    /// `pace_until`'s loop, with the send buffer taken.
+    #[inline(always)]
+    fn pace_loop(&mut self, f: u32, at: SimTime, order: Order, out: &mut Vec<Packet>) -> bool {
         loop {
             // SAFETY: `f` is a packet's flow id (`sender_takes`); `Sim::new`
             // asserts that flow ids are their indexes and makes one agent
@@ -386,7 +397,7 @@ impl Sim {
             if due >= rto {
                 return false;
             }
-            self.pace_fire(f, due, o);
+            self.pace_fire_into(f, due, o, out);
         }
     }
 
