@@ -193,12 +193,8 @@ def _trace_frame(cols: dict) -> pd.DataFrame:
     consolidated into one block (a copy of every value, which on a long per-ack
     trace cost more CPU than the run itself). A column given as read-only bytes
     (a big-endian machine) is copied, so that the frame can be written to."""
-    arrays = {}
-    for c, v in cols.items():
-        a = np.frombuffer(v[1], dtype=v[0]) if isinstance(v, tuple) else v
-        if isinstance(a, np.ndarray) and not a.flags.writeable:
-            a = a.copy()
-        arrays[c] = a
+    arrays = {c: a.copy() if isinstance(a, np.ndarray) and not a.flags.writeable else a
+              for c, a in _arrays(cols).items()}
     return pd.DataFrame(arrays, copy=False)
 
 

@@ -227,8 +227,8 @@ def write_parquet(df, path, meta: dict) -> None:
 def read_parquet(path):
     """A Parquet file as a DataFrame, each column its own block: pyarrow hands the
     decoded columns over instead of stacking those of one dtype into a block (a copy
-    of every value into fresh pages: on paper C's per-ack traces, 2.6 M rows, 0.53-0.87
-    CPU-s a read against 0.13-0.19). The values and dtypes are those of
+    of every value into fresh pages: on paper C's per-ack traces, 2.6 M rows, 0.13-0.96
+    CPU-s a read against 0.13-0.20). The values and dtypes are those of
     `pandas.read_parquet`, and the frame takes writes as any other: a column pyarrow
     lent without a copy (one chunk, no nulls) is read-only memory, so it is copied, as
     are categorical columns (their codes may be lent too)."""

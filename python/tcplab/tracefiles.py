@@ -94,14 +94,15 @@ class SpilledTrace:
                              for c, dt in self.dtypes.items()})
 
     def to_frame(self) -> pd.DataFrame:
-        """The whole table as one DataFrame (as the in-memory path makes it)."""
+        """The whole table as one DataFrame (as the in-memory path makes it: one
+        block a column, the arrays filled here held as they are, not copied)."""
         whole = {c: np.empty(len(self), dtype=dt) for c, dt in self.dtypes.items()}
         at = 0
         for df in self.frames():
             for c in whole:
                 whole[c][at:at + len(df)] = df[c].to_numpy()
             at += len(df)
-        return pd.DataFrame(whole)
+        return pd.DataFrame(whole, copy=False)
 
 
 def write_trace(trace, folder: Path, name: str, meta: dict | None, formats=("parquet", "csv")) -> None:

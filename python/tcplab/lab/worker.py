@@ -323,9 +323,7 @@ def trace_plan(sc: Mapping) -> tuple[list[str], str | None]:
 
 
 def _run_packet(sc: dict, folder: Path, total: float, conn):
-    import numpy as np
-    import pandas as pd
-
+    from tcplab.api import _arrays, _trace_frame
     from tcplab.errors import UserError
     from tcplab.result import Result
     from tcplab.scenario import _core, resolve
@@ -351,13 +349,10 @@ def _run_packet(sc: dict, folder: Path, total: float, conn):
     wall = time.perf_counter() - t0
     conn.send({"type": "progress", "done_s": total, "total_s": total})
 
-    def arrays(cols):
-        return {c: np.frombuffer(v[1], dtype=v[0]) if isinstance(v, tuple) else v for c, v in cols.items()}
-
-    raw = dict(summary, flows=arrays(summary["flows"]), links=arrays(summary["links"]))
+    raw = dict(summary, flows=_arrays(summary["flows"]), links=_arrays(summary["links"]))
     raw["scenario"] = json.loads(resolved)
     raw["traces"] = {name: SpilledTrace(spill, *cols).to_frame() if isinstance(cols, tuple)
-                     else pd.DataFrame(arrays(cols)) for name, cols in traces.items()}
+                     else _trace_frame(cols) for name, cols in traces.items()}
     return Result.from_raw(raw, wall_s=wall), spill
 
 
