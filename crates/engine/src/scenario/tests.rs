@@ -680,3 +680,33 @@ fn a_plan_reads_back_from_its_json() {
     let back: Plan = serde_json::from_str(&p.to_json()).unwrap();
     assert_eq!(back.to_json(), p.to_json());
 }
+
+#[test]
+fn a_positive_mean_is_known_without_the_clipped_average_where_the_offset_shows_it() {
+    // validation asks whether a rate's mean is positive; for a clipped sum of
+    // sines the mean is a two-million-sample average, which a positive offset
+    // makes unnecessary: the answer must be the one the average gives
+    let shaped = |offset: &str| {
+        let json = with_udp(&format!(
+            r#"{{"shape": "sines", "offset": {offset}, "components": [
+                {{"amplitude": "1Mbps", "frequency": "0.4Hz"}}, {{"amplitude": "0.5Mbps", "frequency": "2Hz"}}]}}"#
+        ));
+        Scenario::from_json(&json).map(|s| s.flows["bg"].rate.clone().unwrap())
+    };
+    for offset in [r#""1Mbps""#, r#""0.2Mbps""#, "1", "0", r#""-0.5Mbps""#, r#""-2Mbps""#] {
+        let Ok(rate) = shaped(offset) else { continue };
+        assert_eq!(
+            rate.has_positive_mean(),
+            rate.mean_bps() > 0.0,
+            "offset {offset}"
+        );
+    }
+    // clipped (the amplitudes exceed the offset) and positive: accepted
+    assert!(shaped(r#""0.2Mbps""#).unwrap().has_positive_mean());
+    let resolved = Scenario::from_json(&with_udp(
+        r#"{"shape": "sines", "offset": "0.2Mbps", "components": [
+            {"amplitude": "1Mbps", "frequency": "0.4Hz"}, {"amplitude": "0.5Mbps", "frequency": "2Hz"}]}"#,
+    ))
+    .and_then(|s| s.resolve());
+    assert!(resolved.is_ok());
+}

@@ -506,7 +506,7 @@ impl Scenario {
                     rate.validate(&format!("{p}.rate"))?;
                     let piecewise =
                         matches!(rate, RateShape::Shaped(t) if t.shape == ShapeKind::Piecewise);
-                    if !piecewise && rate.mean_bps() <= 0.0 {
+                    if !piecewise && !rate.has_positive_mean() {
                         return Err(err(format!("{p}.rate"), "must be positive"));
                     }
                     if g.packet_size == 0 {
