@@ -693,7 +693,14 @@ fn a_positive_mean_is_known_without_the_clipped_average_where_the_offset_shows_i
         ));
         Scenario::from_json(&json).map(|s| s.flows["bg"].rate.clone().unwrap())
     };
-    for offset in [r#""1Mbps""#, r#""0.2Mbps""#, "1", "0", r#""-0.5Mbps""#, r#""-2Mbps""#] {
+    for offset in [
+        r#""1Mbps""#,
+        r#""0.2Mbps""#,
+        "1",
+        "0",
+        r#""-0.5Mbps""#,
+        r#""-2Mbps""#,
+    ] {
         let Ok(rate) = shaped(offset) else { continue };
         assert_eq!(
             rate.has_positive_mean(),
