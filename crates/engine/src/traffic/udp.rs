@@ -71,7 +71,10 @@ impl UdpSource {
     #[inline]
     fn on_grid(&self, t: SimTime) -> SimTime {
         match self.grid_origin {
-            Some(o) if t > o => o + (t - o).div_ceil(1_000) * 1_000,
+            // (`div_ceil` as a rounded-up quotient: one multiplication by
+            // the reciprocal instead of the quotient, its remainder and a
+            // test; exact while t - o + 999 fits, as a run's times do)
+            Some(o) if t > o => o + (t - o + 999) / 1_000 * 1_000,
             _ => t,
         }
     }
