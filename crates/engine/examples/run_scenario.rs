@@ -4,6 +4,13 @@
 //!
 //! With `--summary OUT.json` it also writes the run summary and a digest of
 //! every trace column (bench/check_identical.py compares these across builds).
+//!
+//! With `--repeat N` the process runs the scenario N - 1 times before the one
+//! it reports (`measured`, the function to collect under
+//! `valgrind --tool=callgrind --collect-atstart=no --toggle-collect=*measured*`):
+//! as in a sweep of `reproduce`, a sine's departures are then replayed
+//! (traffic/schedule.rs: the process's first run of a schedule solves it,
+//! the second records it, later ones replay).
 
 use tcplab_engine::record::Column;
 
@@ -29,18 +36,37 @@ fn digest(col: &Column) -> (usize, u64) {
     (n, h)
 }
 
+/// The reported run (out of line, so that callgrind can collect it alone).
+#[inline(never)]
+fn measured(text: &str) -> tcplab_engine::sim::RunOutput {
+    tcplab_engine::run::run_json(text).expect("valid scenario").1
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let path = args
         .get(1)
         .expect("usage: run_scenario SCENARIO.json [--summary OUT.json]");
-    let summary_out = match args.get(2).map(String::as_str) {
-        Some("--summary") => Some(args.get(3).expect("--summary needs a file").clone()),
-        _ => None,
-    };
+    let (mut summary_out, mut repeat) = (None, 1);
+    let mut rest = args[2..].iter();
+    while let Some(a) = rest.next() {
+        match a.as_str() {
+            "--summary" => summary_out = Some(rest.next().expect("--summary needs a file").clone()),
+            "--repeat" => {
+                repeat = rest
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .expect("--repeat needs a count")
+            }
+            other => panic!("unknown argument {other}"),
+        }
+    }
     let text = std::fs::read_to_string(path).expect("readable file");
+    for _ in 1..repeat {
+        tcplab_engine::run::run_json(&text).expect("valid scenario");
+    }
     let t0 = std::time::Instant::now();
-    let (_, out) = tcplab_engine::run::run_json(&text).expect("valid scenario");
+    let out = measured(&text);
     let wall = t0.elapsed().as_secs_f64();
     let delivered: u64 = out.summary.flows.iter().map(|f| f.delivered_packets).sum();
     println!(

@@ -22,15 +22,24 @@ use crate::time::{tx_time_ns, SimTime};
 #[derive(Clone, Copy, Debug, Default)]
 #[repr(C)]
 pub struct LinkCounters {
+    /// Every arrival: admitted or lost (so the admitted are `arrivals -
+    /// drops`, [`LinkCounters::admitted`], not counted apart).
     pub arrivals: u64,
-    pub admitted: u64,
-    pub admitted_bytes: u64,
     /// Serializer time of every admitted packet.
     pub busy_ns: u64,
     /// Every loss: the queue's drops and the impairment's losses.
     pub drops: u64,
     /// Losses to the link's impairment (included in `drops`).
     pub errors: u64,
+}
+
+impl LinkCounters {
+    /// Arrivals admitted (every arrival not lost: an arrival is counted
+    /// once, and a loss once, both in [`Link::admit`]).
+    #[inline]
+    pub fn admitted(&self) -> u64 {
+        self.arrivals - self.drops
+    }
 }
 
 /// Random losses on a link, decided as a packet arrives (before the queue).
@@ -104,10 +113,10 @@ struct Outages {
 /// lines of 64 bytes): everything a plain DropTail link's crossing reads or
 /// writes is in the first three lines — the first what a delivery reads
 /// (the delay line, the pending flag) and an admission's time checks; the
-/// second the counters and the transmission time of the last packet size;
-/// the third the waiting list and the ns-2 order of the last start. What
-/// only other disciplines, impairments, outages and snapshots read comes
-/// after. At 10^4 flows (four links each) a crossing misses the cache on
+/// second the counters and the transmission time of the last packet size,
+/// then the waiting list and the ns-2 order of the last start, into the
+/// third. What only other disciplines, impairments, outages and snapshots
+/// read comes after, from the third line on. At 10^4 flows (four links each) a crossing misses the cache on
 /// every line it touches; the fields used to be spread over seven or eight
 /// lines, then four.
 #[repr(C, align(64))]
@@ -141,7 +150,7 @@ pub struct Link {
     /// [`Tx::ns`] and [`Tx::txt`] of `tx_bytes`.
     tx_ns: SimTime,
     tx_txt: f64,
-    // line 2
+    // lines 1 and 2
     /// Admitted packets still waiting: when each starts, its size, and the
     /// [`Order`] of the event that starts it (see [`Link::waiting`]).
     waiting: Ring<Waiting>,
@@ -533,8 +542,6 @@ impl Link {
         // saturating: a link slower than the run is long stays busy "forever"
         let end = start.saturating_add(tx);
         self.busy_until = end;
-        self.counters.admitted += 1;
-        self.counters.admitted_bytes += pkt.size_bytes as u64;
         self.counters.busy_ns += tx;
         let wait = if start > now {
             let order = resume(self.last);
@@ -786,7 +793,7 @@ impl Link {
                 arrivals: c.arrivals - late.arrivals,
                 drops: c.drops - late.drops,
                 errors: c.errors - late.errors,
-                sent_packets: c.admitted - late.started,
+                sent_packets: c.admitted() - late.started,
                 busy_ns: c.busy_ns - late.busy_ns,
             };
             self.marks = [self.marks[1], SimTime::MAX];
@@ -838,7 +845,7 @@ impl Link {
     /// Packets whose transmission has started by `now` (one starting at
     /// `now` included).
     pub fn sent_packets_until(&mut self, now: SimTime) -> u64 {
-        self.counters.admitted - self.waiting(now, None) as u64
+        self.counters.admitted() - self.waiting(now, None) as u64
     }
 }
 
@@ -1118,10 +1125,11 @@ mod tests {
         assert!(offset_of!(Link, special) < 64 && offset_of!(Link, limit) + 4 <= 64);
         assert!(offset_of!(Link, delivery_pending) < 64 && offset_of!(Link, tx_bytes) + 4 <= 64);
         assert_eq!(offset_of!(Link, counters), 64);
-        assert_eq!(offset_of!(Link, tx_txt) + 8, 128);
-        assert_eq!(offset_of!(Link, waiting), 128);
-        assert_eq!(offset_of!(Link, tx_txt_delay) + 8, 192);
-        assert_eq!(offset_of!(Link, queue), 192);
+        assert!(offset_of!(Link, waiting) > offset_of!(Link, tx_txt));
+        assert!(offset_of!(Link, last) > offset_of!(Link, waiting));
+        assert!(offset_of!(Link, tx_txt_delay) > offset_of!(Link, last));
+        assert_eq!(offset_of!(Link, queue), offset_of!(Link, tx_txt_delay) + 8);
+        assert!(offset_of!(Link, queue) <= 192);
     }
 
     /// A delay line that a burst grew is given back once it is empty, and
