@@ -561,8 +561,9 @@ fn ceil_u32(x: f64) -> u32 {
 /// oldest, at most one entry per round (a sample no larger than one of its
 /// own round can never be the maximum while that one is kept, and both
 /// leave together), so a fixed ring holds it.
-/// `repr(C)`: the maximum and the head first (on `Bbr`'s third line),
-/// the ring after them.
+/// `repr(C)`: the maximum, the head and a copy of the newest entry first
+/// (on `Bbr`'s third line), the ring after them: a sample no larger than
+/// its round's entry is decided without touching the ring.
 #[derive(Default)]
 #[repr(C)]
 struct MaxFilter {
@@ -570,6 +571,8 @@ struct MaxFilter {
     max: f64,
     head: usize,
     len: usize,
+    /// The newest entry, `ring[(head + len - 1) & 15]`, when `len > 0`.
+    last: (u64, f64),
     ring: [(u64, f64); 16],
 }
 
@@ -582,7 +585,8 @@ impl MaxFilter {
     #[inline]
     fn update(&mut self, round: u64, bw: f64) {
         if self.len > 0 {
-            let (r, b) = self.at(self.len - 1);
+            let (r, b) = self.last;
+            debug_assert_eq!(self.last, self.at(self.len - 1));
             if r == round && bw <= b {
                 return;
             }
@@ -591,6 +595,7 @@ impl MaxFilter {
             self.len -= 1;
         }
         self.ring[(self.head + self.len) & 15] = (round, bw);
+        self.last = (round, bw);
         self.len += 1;
         while self.len > 0 && self.at(0).0 + BW_FILTER_ROUNDS <= round {
             self.head = (self.head + 1) & 15;
@@ -739,6 +744,7 @@ mod tests {
             offset_of!(Bbr, prior_cwnd),
             bw + offset_of!(MaxFilter, max),
             bw + offset_of!(MaxFilter, len),
+            bw + offset_of!(MaxFilter, last) + 15,
         ] {
             assert_eq!(line(off), 2);
         }
