@@ -289,13 +289,19 @@ impl Bbr {
             }
         }
         let epoch_ns = now.saturating_sub(self.ack_epoch_start);
-        let mut expected = (self.max_bw() * ns_f64(epoch_ns) * 1e-9) as u32;
-        if self.ack_epoch_acked <= expected || self.ack_epoch_acked + acked >= ACK_EPOCH_RESET {
-            self.ack_epoch_acked = 0;
-            self.ack_epoch_start = now;
-            expected = 0;
-        }
-        self.ack_epoch_acked = (self.ack_epoch_acked + acked).min(0xfffff);
+        let expected = (self.max_bw() * ns_f64(epoch_ns) * 1e-9) as u32;
+        // the epoch restarts when acks fell behind the rate or its count
+        // would overflow; as selects, not a branch (it goes either way from
+        // ack to ack: half the model's mispredictions were here)
+        let reset =
+            (self.ack_epoch_acked <= expected) | (self.ack_epoch_acked + acked >= ACK_EPOCH_RESET);
+        let (acked_before, expected) = if reset {
+            (0, 0)
+        } else {
+            (self.ack_epoch_acked, expected)
+        };
+        self.ack_epoch_start = if reset { now } else { self.ack_epoch_start };
+        self.ack_epoch_acked = (acked_before + acked).min(0xfffff);
         let extra = (self.ack_epoch_acked - expected).min(self.cwnd);
         let w = &mut self.extra_acked[self.extra_acked_idx as usize];
         *w = (*w).max(extra);
@@ -332,7 +338,8 @@ impl Bbr {
         self.cwnd_gain = CWND_GAIN;
         // "cycle_idx = CYCLE_LEN - 1 - prandom_u32_max(bbr_cycle_rand)":
         // any phase but the 3/4 one
-        self.cycle_idx = ((PACING_GAIN.len() - 1 - (self.seed as usize % 7)) % PACING_GAIN.len()) as u8;
+        self.cycle_idx =
+            ((PACING_GAIN.len() - 1 - (self.seed as usize % 7)) % PACING_GAIN.len()) as u8;
         self.advance_cycle(now);
     }
 
@@ -735,7 +742,10 @@ mod tests {
         ] {
             assert_eq!(line(off), 0);
         }
-        for off in [offset_of!(Bbr, next_rtt_delivered), offset_of!(Bbr, recover)] {
+        for off in [
+            offset_of!(Bbr, next_rtt_delivered),
+            offset_of!(Bbr, recover),
+        ] {
             assert_eq!(line(off), 1);
         }
         let bw = offset_of!(Bbr, bw);
