@@ -22,16 +22,42 @@
 
 use crate::time::{ns_f64, SimTime};
 
+/// A packet's snapshot, half a cache line (`align(32)`: an ack or a send
+/// touches one line of the table, not two for the entries that would
+/// straddle one at 40 bytes).
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(C, align(32))]
 struct Snap {
-    delivered: i64,
+    /// `tp->delivered` when the packet left, shifted up two bits, with the
+    /// flags `RTX` (sent more than once, Karn's rule: no RTT sample from
+    /// it) and `DONE` (delivered already, SACKed: not counted again when
+    /// acked) in the low two. The count fits: it is at most the number of
+    /// distinct packets delivered, and packet numbers stay below `BULK`
+    /// (`i64::MAX / 4`), so `delivered << 2` is below `i64::MAX`.
+    delivered_flags: i64,
     delivered_time: SimTime,
     first_tx: SimTime,
     sent: SimTime,
-    /// Sent more than once (Karn's rule: no RTT sample from it).
-    rtx: bool,
-    /// Delivered already (SACKed): not counted again when acked.
-    done: bool,
+}
+
+const RTX: i64 = 1;
+const DONE: i64 = 2;
+
+impl Snap {
+    #[inline(always)]
+    fn delivered(&self) -> i64 {
+        self.delivered_flags >> 2
+    }
+
+    #[inline(always)]
+    fn rtx(&self) -> bool {
+        self.delivered_flags & RTX != 0
+    }
+
+    #[inline(always)]
+    fn done(&self) -> bool {
+        self.delivered_flags & DONE != 0
+    }
 }
 
 /// One rate sample (`struct rate_sample`).
@@ -157,13 +183,12 @@ impl RateState {
         }
         self.base = highest_ack + 1;
         let i = self.slot(seq);
+        debug_assert!((0..1 << 61).contains(&self.delivered));
         *self.snap_mut(i) = Snap {
-            delivered: self.delivered,
+            delivered_flags: self.delivered << 2 | if rtx { RTX } else { 0 },
             delivered_time: self.delivered_time,
             first_tx: self.first_tx,
             sent: now,
-            rtx,
-            done: false,
         };
     }
 
@@ -174,7 +199,7 @@ impl RateState {
     fn deliver(&mut self, seq: i64) -> usize {
         let i = self.slot(seq);
         let p = self.snap(i);
-        if p.done {
+        if p.done() {
             return i;
         }
         let sent = p.sent;
@@ -215,8 +240,8 @@ impl RateState {
         }
         let i = self.deliver(seq);
         let p = self.snap_mut(i);
-        p.done = true;
-        let (rtx, sent) = (p.rtx, p.sent);
+        p.delivered_flags |= DONE;
+        let (rtx, sent) = (p.rtx(), p.sent);
         if !rtx && seq > self.sack_last {
             self.sack_last = seq;
             self.sack_last_sent = sent;
@@ -250,7 +275,7 @@ impl RateState {
         }
         let len = self.snaps.len();
         let first = (ack - acked.clamp(1, len as i64) + 1).max(0);
-        if (first..=ack).any(|k| self.snaps[k as usize & (len - 1)].rtx) {
+        if (first..=ack).any(|k| self.snaps[k as usize & (len - 1)].rtx()) {
             return None;
         }
         let p = &self.snaps[ack as usize & (len - 1)];
@@ -298,8 +323,8 @@ impl RateState {
         let ack_iv = now.saturating_sub(p.delivered_time);
         let interval_ns = snd.max(ack_iv);
         (interval_ns > 0).then_some(RateSample {
-            delivered: self.delivered - p.delivered,
-            prior_delivered: p.delivered,
+            delivered: self.delivered - p.delivered(),
+            prior_delivered: p.delivered(),
             interval_ns,
             total_delivered: self.delivered,
             acked_sacked,
@@ -310,6 +335,13 @@ impl RateState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A snapshot is half a line, so none straddles two.
+    #[test]
+    fn a_snapshot_is_half_a_line() {
+        assert_eq!(std::mem::size_of::<Snap>(), 32);
+        assert_eq!(std::mem::align_of::<Snap>(), 32);
+    }
 
     /// Karn's rule over the whole ack, as `tcp_clean_rtx_queue` applies it
     /// ("!(flag & FLAG_RETRANS_DATA_ACKED)"): packets 0..=4 leave at 0, 1,

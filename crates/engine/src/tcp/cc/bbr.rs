@@ -84,59 +84,79 @@ pub enum Mode {
     ProbeRtt,
 }
 
+/// Laid out by what an ack and a send touch (`repr(C)`, a line of its
+/// own): ten flows take turns, so a flow's model is cold in the cache when
+/// its ack arrives, and each line it touches is a miss. The first line holds
+/// what the send path reads (`cwnd`, the pacing rate) and what every ack
+/// writes or tests first; the second the round, the epochs and the gains;
+/// the third the ack-aggregation counts and the bandwidth filter's head,
+/// whose ring follows; the rest is read on rare events only.
+#[repr(C, align(64))]
 pub struct Bbr {
-    pub(super) mode: Mode,
     /// `snd_cwnd`, packets.
     pub(super) cwnd: u32,
-    pub(super) wnd_init: u32,
-    prior_cwnd: u32,
-    /// Packet size, bits (for the pacing rate).
-    bits: f64,
-    /// Payload per packet, bytes (`mss_cache`).
-    mss: f64,
-    /// The windowed max of the delivery rate, packets/s.
-    bw: MaxFilter,
-    pub(super) min_rtt_ns: SimTime,
-    min_rtt_stamp: SimTime,
-    pub(super) round: u64,
-    next_rtt_delivered: i64,
-    round_start: bool,
-    full_bw: f64,
-    full_bw_cnt: u32,
-    pub(super) full_bw_reached: bool,
-    pub(super) pacing_gain: f64,
-    cwnd_gain: f64,
-    cycle_idx: usize,
-    cycle_stamp: SimTime,
-    probe_rtt_done: Option<SimTime>,
-    probe_rtt_round_done: bool,
-    /// Pacing rate, bits/s.
-    pub(super) pacing_bps: f64,
     /// `3 * tso_segs_goal()` at this pacing rate (the quantization budget
     /// each window target adds; it changes only with the rate).
     quanta: u32,
+    /// Pacing rate, bits/s.
+    pub(super) pacing_bps: f64,
     /// Packets in flight at the last ack.
     inflight: i64,
-    /// A recovery's first round: "packet conservation".
-    conservation: bool,
-    /// In loss recovery (fast recovery or after a timeout) until this
-    /// packet is acked; the saved window is restored then.
-    recover: Option<i64>,
-    /// Ack aggregation: the two windows of `extra_acked` (packets), the
-    /// window in use, rounds in it, and the epoch (start, packets acked).
-    extra_acked: [u32; 2],
-    extra_acked_idx: usize,
-    extra_acked_rounds: u32,
-    ack_epoch_start: SimTime,
-    ack_epoch_acked: u32,
     /// `snd_nxt` and `tp->delivered` at the last ack.
     next_seq: i64,
     delivered: i64,
+    pub(super) min_rtt_ns: SimTime,
+    pub(super) pacing_gain: f64,
+    pub(super) mode: Mode,
+    round_start: bool,
+    pub(super) full_bw_reached: bool,
+    /// A recovery's first round: "packet conservation".
+    conservation: bool,
+    /// The probe-bw phase (an index into `PACING_GAIN`).
+    cycle_idx: u8,
+    /// The `extra_acked` window in use (0 or 1).
+    extra_acked_idx: u8,
+    // second line
+    next_rtt_delivered: i64,
+    pub(super) round: u64,
+    /// Ack aggregation: the epoch's start.
+    ack_epoch_start: SimTime,
+    cycle_stamp: SimTime,
+    min_rtt_stamp: SimTime,
+    /// Packet size, bits (for the pacing rate).
+    bits: f64,
+    cwnd_gain: f64,
+    /// In loss recovery (fast recovery or after a timeout) until this
+    /// packet is acked; the saved window is restored then. `NO_RECOVERY`
+    /// (above any packet number) when not in recovery.
+    recover: i64,
+    // third line
+    /// Ack aggregation: the two windows of `extra_acked` (packets), rounds
+    /// in the window in use, and the packets acked in the epoch.
+    extra_acked: [u32; 2],
+    ack_epoch_acked: u32,
+    extra_acked_rounds: u32,
+    pub(super) wnd_init: u32,
+    prior_cwnd: u32,
+    /// The windowed max of the delivery rate, packets/s (its maximum and
+    /// head here, its ring on the next lines).
+    bw: MaxFilter,
+    // read on rare events
+    /// Payload per packet, bytes (`mss_cache`).
+    mss: f64,
+    full_bw: f64,
+    probe_rtt_done: Option<SimTime>,
+    full_bw_cnt: u32,
+    probe_rtt_round_done: bool,
     /// Probe-rtt entries so far (for tests and traces).
     pub(super) probe_rtts: u32,
     /// Selects the first probe-bw phase.
     pub(super) seed: u32,
 }
+
+/// `Bbr::recover` outside recovery: above every packet number (`BULK` is
+/// `i64::MAX / 4`), so `highest_ack >= recover` is false.
+const NO_RECOVERY: i64 = i64::MAX;
 
 impl Bbr {
     /// Seed the per-flow choices (ProbeBW's starting phase) with `seed`:
@@ -178,7 +198,7 @@ impl Bbr {
             extra_acked_rounds: 0,
             ack_epoch_start: 0,
             ack_epoch_acked: 0,
-            recover: None,
+            recover: NO_RECOVERY,
             next_seq: 0,
             delivered: 0,
             probe_rtts: 0,
@@ -265,19 +285,25 @@ impl Bbr {
             if self.extra_acked_rounds >= EXTRA_ACKED_WIN_ROUNDS {
                 self.extra_acked_rounds = 0;
                 self.extra_acked_idx ^= 1;
-                self.extra_acked[self.extra_acked_idx] = 0;
+                self.extra_acked[self.extra_acked_idx as usize] = 0;
             }
         }
         let epoch_ns = now.saturating_sub(self.ack_epoch_start);
-        let mut expected = (self.max_bw() * ns_f64(epoch_ns) * 1e-9) as u32;
-        if self.ack_epoch_acked <= expected || self.ack_epoch_acked + acked >= ACK_EPOCH_RESET {
-            self.ack_epoch_acked = 0;
-            self.ack_epoch_start = now;
-            expected = 0;
-        }
-        self.ack_epoch_acked = (self.ack_epoch_acked + acked).min(0xfffff);
+        let expected = (self.max_bw() * ns_f64(epoch_ns) * 1e-9) as u32;
+        // the epoch restarts when acks fell behind the rate or its count
+        // would overflow; as selects, not a branch (it goes either way from
+        // ack to ack: half the model's mispredictions were here)
+        let reset =
+            (self.ack_epoch_acked <= expected) | (self.ack_epoch_acked + acked >= ACK_EPOCH_RESET);
+        let (acked_before, expected) = if reset {
+            (0, 0)
+        } else {
+            (self.ack_epoch_acked, expected)
+        };
+        self.ack_epoch_start = if reset { now } else { self.ack_epoch_start };
+        self.ack_epoch_acked = (acked_before + acked).min(0xfffff);
         let extra = (self.ack_epoch_acked - expected).min(self.cwnd);
-        let w = &mut self.extra_acked[self.extra_acked_idx];
+        let w = &mut self.extra_acked[self.extra_acked_idx as usize];
         *w = (*w).max(extra);
     }
 
@@ -312,14 +338,15 @@ impl Bbr {
         self.cwnd_gain = CWND_GAIN;
         // "cycle_idx = CYCLE_LEN - 1 - prandom_u32_max(bbr_cycle_rand)":
         // any phase but the 3/4 one
-        self.cycle_idx = (PACING_GAIN.len() - 1 - (self.seed as usize % 7)) % PACING_GAIN.len();
+        self.cycle_idx =
+            ((PACING_GAIN.len() - 1 - (self.seed as usize % 7)) % PACING_GAIN.len()) as u8;
         self.advance_cycle(now);
     }
 
     fn advance_cycle(&mut self, now: SimTime) {
-        self.cycle_idx = (self.cycle_idx + 1) % PACING_GAIN.len();
+        self.cycle_idx = (self.cycle_idx + 1) % PACING_GAIN.len() as u8;
         self.cycle_stamp = now;
-        self.pacing_gain = PACING_GAIN[self.cycle_idx];
+        self.pacing_gain = PACING_GAIN[self.cycle_idx as usize];
     }
 
     /// bbr_is_next_cycle_phase.
@@ -460,8 +487,8 @@ impl Bbr {
         // restore cwnd saved before recovery" (Linux leaves recovery, and
         // the loss state after a timeout, once snd_una passes the
         // recovery point)
-        if matches!(self.recover, Some(r) if highest_ack >= r) {
-            self.recover = None;
+        if highest_ack >= self.recover {
+            self.recover = NO_RECOVERY;
             self.cwnd = self.cwnd.max(self.prior_cwnd);
             self.conservation = false;
         }
@@ -496,14 +523,14 @@ impl Bbr {
         // "start round now"
         self.conservation = true;
         self.next_rtt_delivered = self.delivered;
-        self.recover = Some(self.next_seq - 1);
+        self.recover = self.next_seq - 1;
     }
 
     /// bbr_save_cwnd: "Save "last known good" cwnd so we can restore it
     /// after losses or PROBE_RTT": the window itself, unless "loss recovery
     /// or BBR_PROBE_RTT have temporarily cut cwnd" (then the larger).
     fn save_cwnd(&mut self) {
-        if self.recover.is_none() && self.mode != Mode::ProbeRtt {
+        if self.recover == NO_RECOVERY && self.mode != Mode::ProbeRtt {
             self.prior_cwnd = self.cwnd;
         } else {
             self.prior_cwnd = self.prior_cwnd.max(self.cwnd);
@@ -519,7 +546,7 @@ impl Bbr {
         self.conservation = false;
         // the loss state lasts until what was sent before is acked
         // (`high_seq`); bbr_set_state: "full_bw = 0"
-        self.recover = Some(self.next_seq - 1);
+        self.recover = self.next_seq - 1;
         self.full_bw = 0.0;
     }
 }
@@ -541,13 +568,19 @@ fn ceil_u32(x: f64) -> u32 {
 /// oldest, at most one entry per round (a sample no larger than one of its
 /// own round can never be the maximum while that one is kept, and both
 /// leave together), so a fixed ring holds it.
+/// `repr(C)`: the maximum, the head and a copy of the newest entry first
+/// (on `Bbr`'s third line), the ring after them: a sample no larger than
+/// its round's entry is decided without touching the ring.
 #[derive(Default)]
+#[repr(C)]
 struct MaxFilter {
-    ring: [(u64, f64); 16],
-    head: usize,
-    len: usize,
     /// The oldest entry's rate (0 when empty): the maximum.
     max: f64,
+    head: usize,
+    len: usize,
+    /// The newest entry, `ring[(head + len - 1) & 15]`, when `len > 0`.
+    last: (u64, f64),
+    ring: [(u64, f64); 16],
 }
 
 impl MaxFilter {
@@ -559,7 +592,8 @@ impl MaxFilter {
     #[inline]
     fn update(&mut self, round: u64, bw: f64) {
         if self.len > 0 {
-            let (r, b) = self.at(self.len - 1);
+            let (r, b) = self.last;
+            debug_assert_eq!(self.last, self.at(self.len - 1));
             if r == round && bw <= b {
                 return;
             }
@@ -568,6 +602,7 @@ impl MaxFilter {
             self.len -= 1;
         }
         self.ring[(self.head + self.len) & 15] = (round, bw);
+        self.last = (round, bw);
         self.len += 1;
         while self.len > 0 && self.at(0).0 + BW_FILTER_ROUNDS <= round {
             self.head = (self.head + 1) & 15;
@@ -688,6 +723,43 @@ mod tests {
         }
     }
 
+    /// What an ack touches sits on `Bbr`'s first three lines: the send
+    /// path's and the first tests on the first, the round and epochs on the
+    /// second, ack aggregation and the filter's head on the third.
+    #[test]
+    fn the_model_is_laid_out_by_what_an_ack_touches() {
+        use std::mem::{align_of, offset_of};
+        assert_eq!(align_of::<Bbr>(), 64);
+        let line = |off: usize| off / 64;
+        for off in [
+            offset_of!(Bbr, cwnd),
+            offset_of!(Bbr, pacing_bps),
+            offset_of!(Bbr, inflight),
+            offset_of!(Bbr, min_rtt_ns),
+            offset_of!(Bbr, pacing_gain),
+            offset_of!(Bbr, mode),
+            offset_of!(Bbr, extra_acked_idx),
+        ] {
+            assert_eq!(line(off), 0);
+        }
+        for off in [
+            offset_of!(Bbr, next_rtt_delivered),
+            offset_of!(Bbr, recover),
+        ] {
+            assert_eq!(line(off), 1);
+        }
+        let bw = offset_of!(Bbr, bw);
+        for off in [
+            offset_of!(Bbr, extra_acked),
+            offset_of!(Bbr, prior_cwnd),
+            bw + offset_of!(MaxFilter, max),
+            bw + offset_of!(MaxFilter, len),
+            bw + offset_of!(MaxFilter, last) + 15,
+        ] {
+            assert_eq!(line(off), 2);
+        }
+    }
+
     /// A BBR past startup with bw = 1000 packets/s (1 per ms) and min_rtt
     /// = 100 ms: BDP 100 packets.
     fn steady() -> Bbr {
@@ -748,7 +820,7 @@ mod tests {
         b.cwnd = 1000;
         b.update_ack_aggregation(0, 2);
         b.update_ack_aggregation(10 * ms, 30);
-        assert_eq!(b.extra_acked[b.extra_acked_idx], 30);
+        assert_eq!(b.extra_acked[b.extra_acked_idx as usize], 30);
         b.update_ack_aggregation(20 * ms, 5);
         assert_eq!(b.ack_epoch_acked, 35);
         assert_eq!(b.ack_aggregation_cwnd(), 30);
@@ -763,7 +835,7 @@ mod tests {
             // a second on: 1000 expected, the epoch restarts with 1
             b.update_ack_aggregation((1000 + k) * ms, 1);
         }
-        assert_eq!(b.extra_acked[b.extra_acked_idx], 1);
+        assert_eq!(b.extra_acked[b.extra_acked_idx as usize], 1);
         assert_eq!(b.ack_aggregation_cwnd(), 100);
     }
 
