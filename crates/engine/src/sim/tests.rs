@@ -130,7 +130,11 @@ fn senders_without_an_event_change_nothing_but_the_event_count() {
 #[test]
 fn senders_without_an_event_beside_a_rate_independent_dropper() {
     for (sel, th, bias) in [
-        ("rate-independent", 3, r#", "bias": {"tcp": 1.0, "reno": 0.25}"#),
+        (
+            "rate-independent",
+            3,
+            r#", "bias": {"tcp": 1.0, "reno": 0.25}"#,
+        ),
         ("rate-independent", 2, ""),
         ("largest-rate", 3, ""),
     ] {
