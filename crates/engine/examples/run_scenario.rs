@@ -39,7 +39,9 @@ fn digest(col: &Column) -> (usize, u64) {
 /// The reported run (out of line, so that callgrind can collect it alone).
 #[inline(never)]
 fn measured(text: &str) -> tcplab_engine::sim::RunOutput {
-    tcplab_engine::run::run_json(text).expect("valid scenario").1
+    tcplab_engine::run::run_json(text)
+        .expect("valid scenario")
+        .1
 }
 
 fn main() {

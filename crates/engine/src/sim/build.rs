@@ -166,8 +166,17 @@ impl Sim {
         });
         // senders may take acks without an event (see `Sim::sender_takes`)
         // unless something looks at them between events: traces, a threshold
-        // dropper choosing its victim by their windows
-        let senders_chained = !selectors
+        // dropper choosing its victim by their windows (largest-rate). A
+        // rate-independent choice reads no sender: its candidates are the
+        // flows running at the arrival's time, its draw the dropper's own
+        // stream, in the order of the link's arrivals — which a sender's
+        // early acks do not change (what it sends early enters no one else's
+        // queue), so it leaves the shortcut on.
+        let reads_windows = links.iter().any(|l| match &l.queue {
+            Queue::Threshold(t) => t.selection == Selection::LargestRate,
+            _ => false,
+        });
+        let senders_chained = !reads_windows
             && !rec.tcp_every_change
             && rec.tcp.is_none()
             && rec.sends.is_none()

@@ -120,6 +120,57 @@ fn senders_without_an_event_change_nothing_but_the_event_count() {
     }
 }
 
+/// A rate-independent threshold dropper reads no sender (its candidates are
+/// the flows running at the arrival, its draw its own stream), so senders
+/// take acks without an event beside it: the same results as with an event
+/// per ack — congestion events, drops and selections included — with a
+/// bias between groups, a flow that stops while it may be selected, the
+/// warm-up snapshot and the run's end, and the dropper on both bottleneck
+/// directions. (A largest-rate dropper reads windows: no shortcut there.)
+#[test]
+fn senders_without_an_event_beside_a_rate_independent_dropper() {
+    for (sel, th, bias) in [
+        (
+            "rate-independent",
+            3,
+            r#", "bias": {"tcp": 1.0, "reno": 0.25}"#,
+        ),
+        ("rate-independent", 2, ""),
+        ("largest-rate", 3, ""),
+    ] {
+        let json = format!(
+            r#"{{"duration": "20.0011s", "warmup": "3.0037s", "seed": 4,
+            "topology": {{
+              "bottleneck": {{"rate": "2Mbps", "delay": "7ms", "buffer": 30, "queue": "threshold",
+                             "threshold": {{"threshold": {th}, "immunity": "30ms", "selection": "{sel}"{bias}}}}},
+              "access": {{"rate": "10Mbps", "delay": "3ms", "buffer": 100}},
+              "sink_access": {{"rate": "10Mbps", "delay": "3ms", "buffer": 100}}}},
+            "flows": {{
+              "tcp": {{"kind": "tcp", "variant": "sack", "count": 4, "start_jitter": "1s"}},
+              "reno": {{"kind": "tcp", "variant": "reno", "count": 2, "stop": "9.0021s"}}}}}}"#
+        );
+        let sc = Scenario::from_json(&json).unwrap();
+        let plan = Plan::from_scenario(&sc).unwrap();
+        let a = Sim::new(&plan).run();
+        let mut sim = Sim::new(&plan);
+        let mut senders = 0;
+        for h in &mut sim.hops {
+            if h.next == Next::Sender {
+                h.next = Next::Event;
+                senders += 1;
+            }
+        }
+        if sel == "largest-rate" {
+            assert_eq!(senders, 0);
+            continue;
+        }
+        assert_eq!(senders, 6);
+        let b = sim.run();
+        assert!(a.summary.links.iter().any(|l| l.drops > 0));
+        assert_same_in_fewer_events(&a, &b, 8);
+    }
+}
+
 /// UDP sources that send ahead of their events (`Sim::udp_send`) must do
 /// exactly what one event per packet does: same results, with the warm-up
 /// snapshot and the run's end falling between departures, a source that

@@ -229,10 +229,12 @@ impl Red {
         idle_ns: Option<SimTime>,
         size: u32,
     ) -> Result<(), DropCause> {
+        // (through i64: one conversion instruction instead of the unsigned
+        // sequence; exact, a queue is far below 2^53)
         let q = if self.bytes {
-            q_bytes as f64
+            q_bytes as i64 as f64
         } else {
-            q_pkts as f64
+            q_pkts as i64 as f64
         };
         // An arrival to an empty queue with an average of exactly +0 (a RED
         // link that never queues, such as the dumbbell's ack path) leaves
