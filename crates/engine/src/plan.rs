@@ -424,6 +424,21 @@ pub enum Selection {
     FirstArrival,
 }
 
+impl Selection {
+    /// Whether the dropper chooses a victim among the flows (every
+    /// selection but the arriving packet's own flow).
+    pub fn chooses(self) -> bool {
+        self != Selection::FirstArrival
+    }
+
+    /// Whether that choice reads the senders' windows (largest-rate only: a
+    /// rate-independent choice draws from the dropper's own stream among
+    /// the flows running at the arrival).
+    pub fn reads_windows(self) -> bool {
+        self == Selection::LargestRate
+    }
+}
+
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 pub enum ErrorModelKind {
     /// Each packet is lost independently with probability `per` (paper B's PER).

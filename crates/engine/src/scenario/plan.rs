@@ -88,10 +88,11 @@ impl RateShape {
     /// instructions) that validating a scenario does not need.
     pub fn has_positive_mean(&self) -> bool {
         match self {
-            RateShape::Shaped(t) if t.shape == ShapeKind::Sines => match ShapePlan::of(self) {
-                ShapePlan::Sines { offset_bps, .. } if offset_bps > 0.0 => true,
-                _ => self.mean_bps() > 0.0,
-            },
+            RateShape::Shaped(t)
+                if t.shape == ShapeKind::Sines && t.offset.is_some_and(|o| o.0 > 0.0) =>
+            {
+                true
+            }
             _ => self.mean_bps() > 0.0,
         }
     }

@@ -160,10 +160,12 @@ impl Sim {
         let nflows = flows.len();
         let (single_input, uses) = link_inputs(links.len(), &plan.flows);
         let candidates = victim_candidates(&links, &plan.flows);
-        let selectors = links.iter().any(|l| match &l.queue {
-            Queue::Threshold(t) => t.selection != Selection::FirstArrival,
-            _ => false,
-        });
+        let selection = |f: fn(Selection) -> bool| {
+            links
+                .iter()
+                .any(|l| matches!(&l.queue, Queue::Threshold(t) if f(t.selection)))
+        };
+        let selectors = selection(Selection::chooses);
         // senders may take acks without an event (see `Sim::sender_takes`)
         // unless something looks at them between events: traces, a threshold
         // dropper choosing its victim by their windows (largest-rate). A
@@ -172,11 +174,7 @@ impl Sim {
         // stream, in the order of the link's arrivals — which a sender's
         // early acks do not change (what it sends early enters no one else's
         // queue), so it leaves the shortcut on.
-        let reads_windows = links.iter().any(|l| match &l.queue {
-            Queue::Threshold(t) => t.selection == Selection::LargestRate,
-            _ => false,
-        });
-        let senders_chained = !reads_windows
+        let senders_chained = !selection(Selection::reads_windows)
             && !rec.tcp_every_change
             && rec.tcp.is_none()
             && rec.sends.is_none()
