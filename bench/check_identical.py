@@ -9,6 +9,11 @@ the baseline build, then compare after each optimization:
     python3 bench/check_identical.py record /tmp/speed-baseline.json
     python3 bench/check_identical.py compare /tmp/speed-baseline.json
 
+The same set trains the profile-guided build (scripts/pgo.sh): `train EXE` runs
+every case through an instrumented `run_scenario` and keeps nothing; `--exe EXE`
+after `record` or `compare` runs another build of the example instead of
+building target/release's.
+
 The set: the three bench scenarios and every scenarios/*.toml at full length,
 plus variants that reach code the others do not (NewReno, Tahoe, BBR and
 CUBIC with Linux's defaults on the SACK case, delayed acks with a SYN, and
@@ -81,8 +86,10 @@ def build() -> None:
                     "--example", "run_scenario"], cwd=ROOT, check=True)
 
 
-def run_all(only: set[str] | None = None) -> dict:
-    build()
+def run_all(only: set[str] | None = None, exe: Path | None = None) -> dict:
+    """Every case's summary, run by `exe` (default: the example, built first)."""
+    if exe is None:
+        build()
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         for name, sc in cases():
@@ -91,7 +98,7 @@ def run_all(only: set[str] | None = None) -> dict:
             src = Path(tmp) / "sc.json"
             dst = Path(tmp) / "out.json"
             src.write_text(json.dumps(sc))
-            r = subprocess.run([str(EXAMPLE), str(src), "--summary", str(dst)],
+            r = subprocess.run([str(exe or EXAMPLE), str(src), "--summary", str(dst)],
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
             if r.returncode != 0:
                 # A piecewise rate with `file` is resolved by the Python loader
@@ -134,18 +141,25 @@ def compare(base: dict, new: dict) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) < 2 or argv[0] not in ("record", "compare"):
+    if len(argv) < 2 or argv[0] not in ("record", "compare", "train"):
         print(__doc__)
         return 2
+    if argv[0] == "train":
+        run_all(exe=Path(argv[1]))
+        return 0
+    exe = None
+    if "--exe" in argv:  # another build of the example (scripts/pgo.sh's, say)
+        i = argv.index("--exe")
+        exe, argv = Path(argv[i + 1]), argv[:i] + argv[i + 2:]
     only = set(argv[2:]) or None
     if argv[0] == "record":
-        Path(argv[1]).write_text(json.dumps(run_all(only), indent=1) + "\n")
+        Path(argv[1]).write_text(json.dumps(run_all(only, exe), indent=1) + "\n")
         print(f"recorded {argv[1]}")
         return 0
     base = json.loads(Path(argv[1]).read_text())
     if only:
         base = {k: v for k, v in base.items() if k in only}
-    problems = compare(base, run_all(set(base)))
+    problems = compare(base, run_all(set(base), exe))
     for p in problems:
         print("DIFFERENT:", p)
     print("all identical" if not problems else f"{len(problems)} scenario(s) differ")

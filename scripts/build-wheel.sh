@@ -57,7 +57,13 @@ else
   tag=(--compatibility "manylinux_2_$need")
 fi
 
-echo "== building the wheel (${tag[*]} ${zig[*]})"
+# profile-guided, as scripts/setup.sh builds it (scripts/pgo.sh; its profile reused when current)
+pgo=()
+if profile=$(bash scripts/pgo.sh); then
+  pgo=(env RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-use=$profile" CARGO_TARGET_DIR=target/pgo/use)
+fi
+echo "== building the wheel (${tag[*]} ${zig[*]}${pgo[*]:+ profile-guided})"
 # the bindings' build script bundles this tcplab-emu instead of building its own (crates/py/build.rs)
-TCPLAB_EMU_PREBUILT="$PWD/python/tcplab/bin/tcplab-emu" "$maturin" build --release --strip "${zig[@]}" "${tag[@]}" --out dist
+TCPLAB_EMU_PREBUILT="$PWD/python/tcplab/bin/tcplab-emu" "${pgo[@]}" \
+  "$maturin" build --release --strip "${zig[@]}" "${tag[@]}" --out dist
 ls -la dist/*.whl
