@@ -65,4 +65,4 @@ if [ "$want_tests" = "test" ]; then
   # Ray instance when it is there and skip, visibly, when it is not.
   .venv/bin/pip install -q "ray>=2.9" || echo "== Ray could not be installed; its test will be skipped"
 fi
-.venv/bin/python -c "import tcplab._core as c; print('tcplab engine', c.ENGINE_VERSION, 'build', c.BUILD_ID, c.BUILD_GIT, 'ready')"
+.venv/bin/python -c "import tcplab._core as c; print('tcplab engine', c.ENGINE_VERSION, 'build', c.BUILD_ID, c.BUILD_GIT, 'ready;', c.RUSTC_VERSION)"

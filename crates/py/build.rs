@@ -1,5 +1,6 @@
 //! Bakes the build's identity into the module: `_core.BUILD_ID`,
-//! `_core.BUILD_GIT` and `_core.RUSTC_VERSION` (the compiler's `rustc --version`).
+//! `_core.BUILD_GIT` and `_core.RUSTC_VERSION` (the compiler's `rustc --version`,
+//! with ", profile-guided" when built with `-Cprofile-use`, scripts/pgo.sh).
 //!
 //! `BUILD_ID` is a hash of the engine crates' sources (src/, Cargo.toml and
 //! build.rs of crates/{engine,aimd,rng,py,linuxemu}, plus Cargo.lock; not their
@@ -57,7 +58,14 @@ fn main() {
         .ok()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_default();
-    println!("cargo:rustc-env=TCPLAB_RUSTC={version}");
+    // a profile-guided build (scripts/pgo.sh) says so where the compiler is named
+    let flags = env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
+    let pgo = if flags.contains("profile-use=") {
+        ", profile-guided"
+    } else {
+        ""
+    };
+    println!("cargo:rustc-env=TCPLAB_RUSTC={version}{pgo}");
     if env::var_os("CARGO_FEATURE_BUNDLE_EMU").is_some() {
         bundle_emulator(&root);
     }
