@@ -1,20 +1,27 @@
 //! Departure schedules of sine-shaped sources, remembered across the runs of
 //! one process.
 //!
-//! A sine-shaped UDP source's nominal departures (before jitter and the
-//! microsecond grid) are a function of its shape, its packet size and its
-//! start alone: the shape is deterministic, and each departure is solved from
-//! the one before. A sweep runs one background under many TCP settings and
-//! seeds — paper A's sweeps in `reproduce --full` hold about 300 distinct
-//! schedules for 3,800 runs — and solving the departures is about a fifth of
-//! such a run's instructions. So a run records the schedule it solves, and
-//! later runs in the same process replay it. The process's first schedule is
-//! the exception: its first run only notes that it was asked for (a process
-//! that runs a scenario once pays nothing for recording), and its second
-//! records it. A run that needs more departures than were recorded goes on
-//! from a copy of the shape as it was after the last one, so every departure
-//! is the one the shape would have given (its state, the phases it rotates
-//! on, depends on the calls made before).
+//! A sine-shaped UDP source's departures are a function of its shape, its
+//! packet size and its start alone when it sends without jitter: the shape is
+//! deterministic, each departure is solved from the one before, and the
+//! source sends on a microsecond grid from its start. A sweep runs one
+//! background under many TCP settings and seeds — paper A's sweeps in
+//! `reproduce --full` hold about 300 distinct schedules for 3,800 runs — and
+//! solving the departures is about a fifth of such a run's instructions. So a
+//! run records the schedule it solves, and later runs in the same process
+//! replay it. The process's first schedule is the exception: its first run
+//! only notes that it was asked for (a process that runs a scenario once pays
+//! nothing for recording), and its second records it. A run that needs more
+//! departures than were recorded goes on from a copy of the shape as it was
+//! after the last one, so every departure is the one the shape would have
+//! given (its state, the phases it rotates on, depends on the calls made
+//! before). A jittered source's departures depend on its random stream, so
+//! they are solved in every run.
+//!
+//! A schedule keeps each departure as its gap after the one before, in
+//! seconds, as the sender's `Order::after` gives it (`(t − now) / 1e9`, a
+//! division on each send's path otherwise): the time follows from it exactly
+//! ([`ns_of`]), which recording checks.
 //!
 //! Bounded: at most `BUDGET` departures are kept in all (128 MB), the least
 //! recently used schedule going first.
@@ -22,6 +29,7 @@
 use std::sync::{Arc, Mutex};
 
 use super::shape::Shape;
+use crate::sched::prefetch;
 use crate::time::SimTime;
 
 /// Departures kept in all, over every schedule (8 bytes each).
@@ -30,18 +38,60 @@ const BUDGET: usize = 16 << 20;
 /// Schedules shorter than this are not worth keeping.
 const SHORTEST: usize = 256;
 
+/// How far ahead of the departure it takes a replay asks for the
+/// schedule's memory (`prefetch`): four cache lines of departures.
+const PREFETCH_AHEAD: usize = 32;
+
+/// The longest gap kept, in seconds: its ns (`ns_of`) are below 2^52.
+const LONGEST_S: f64 = (1u64 << 52) as f64 / 1e9;
+
 pub struct Schedule {
     key: Vec<u64>,
-    /// The nominal departures after the start, in order.
-    pub times: Vec<SimTime>,
-    /// The shape as it was after computing the last of `times`; None when
+    /// The departures after the start, in order, each as its gap in
+    /// seconds after the one before (the first: after the start), as
+    /// `ns_f64(t − before) / 1e9` gives it; each in `0..LONGEST_S`.
+    gaps: Vec<f64>,
+    /// The shape's time (before the grid) of the last departure.
+    pub nominal: SimTime,
+    /// The shape as it was after computing the last departure; None when
     /// the shape had no departure after it.
     pub after: Option<Shape>,
+}
+
+/// The nanoseconds `d` of a gap `g = ns_f64(d) / 1e9`: exact for any `d`
+/// below ~2^50 ns, and a recording keeps no gap it does not give back.
+#[inline(always)]
+pub fn ns_of(g: f64) -> SimTime {
+    (g * 1e9 + 0.5) as SimTime
 }
 
 impl Schedule {
     pub fn key(&self) -> &[u64] {
         &self.key
+    }
+
+    pub fn len(&self) -> usize {
+        self.gaps.len()
+    }
+
+    /// The gaps, to go on recording after them.
+    pub fn gaps(&self) -> &[f64] {
+        &self.gaps
+    }
+
+    /// Departure `i`'s gap after the one before, in ns (`ns_of`) and in
+    /// seconds; None past the last.
+    #[inline(always)]
+    pub fn departure(&self, i: usize) -> Option<(SimTime, f64)> {
+        let &g = self.gaps.get(i)?;
+        // the departures a few lines on (a hint: no effect on results); a
+        // schedule is read once per run, one packet's work apart, and at
+        // 10 Mb/s is ~9 MB at 1800 s
+        prefetch(self.gaps.as_ptr().wrapping_add(i + PREFETCH_AHEAD));
+        // SAFETY: `keep` keeps gaps in 0..LONGEST_S only, so g·1e9 + 0.5 is
+        // finite and below 2^53: `ns_of` without its saturating conversion
+        let ns = unsafe { (g * 1e9 + 0.5).to_int_unchecked::<i64>() };
+        Some((ns as SimTime, g))
     }
 }
 
@@ -122,23 +172,33 @@ fn ask(asked: &mut Vec<Vec<u64>>, key: &[u64]) -> Found {
     }
 }
 
-/// Remember `times` under `key` (unless as much is already kept).
-pub fn keep(key: Vec<u64>, times: Vec<SimTime>, after: Option<Shape>) {
-    if times.len() < SHORTEST || times.len() > BUDGET {
+/// Remember the departures `gaps` under `key` (unless as much is already
+/// kept), the last one's nominal time and the shape after it.
+pub fn keep(key: Vec<u64>, gaps: Vec<f64>, nominal: SimTime, after: Option<Shape>) {
+    if gaps.len() < SHORTEST || gaps.len() > BUDGET {
+        return;
+    }
+    // (`Schedule::departure` relies on it; the sources record nothing else)
+    if !gaps.iter().all(|g| (0.0..LONGEST_S).contains(g)) {
         return;
     }
     let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(i) = kept.iter().position(|s| s.key == key) {
-        if kept[i].times.len() >= times.len() {
+        if kept[i].gaps.len() >= gaps.len() {
             return;
         }
         kept.remove(i);
     }
-    let mut total: usize = kept.iter().map(|s| s.times.len()).sum::<usize>() + times.len();
+    let mut total: usize = kept.iter().map(|s| s.gaps.len()).sum::<usize>() + gaps.len();
     while total > BUDGET {
-        total -= kept.remove(0).times.len();
+        total -= kept.remove(0).gaps.len();
     }
-    kept.push(Arc::new(Schedule { key, times, after }));
+    kept.push(Arc::new(Schedule {
+        key,
+        gaps,
+        nominal,
+        after,
+    }));
 }
 
 /// Forget every schedule and every key asked for (tests: a run that solves
@@ -160,12 +220,13 @@ pub(crate) fn kept_under(key: &[u64]) -> Option<Arc<Schedule>> {
 #[cfg(test)]
 pub(crate) fn kept() -> usize {
     let kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
-    kept.iter().map(|s| s.times.len()).sum()
+    kept.iter().map(|s| s.len()).sum()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::time::ns_f64;
     use crate::traffic::shape::Sine;
     use crate::traffic::udp::{departures, UdpSource};
 
@@ -240,7 +301,7 @@ mod tests {
         // did not
         same(&departures(source(), s, 30 * s), &short);
         same(&departures(source(), s, 30 * s), &short);
-        let kept = kept_under(&key).expect("recorded").times.len();
+        let kept = kept_under(&key).expect("recorded").len();
         assert!(kept >= short.len() - 1, "{kept}");
         // the next replays: the same; then a longer run replays and goes on
         // from the shape as it was after the last recorded departure
@@ -248,8 +309,18 @@ mod tests {
         same(&departures(source(), s, 20 * s), &solved(s, 20 * s));
         same(&departures(source(), s, 70 * s), &long);
         // and the longer schedule is kept, and replayed
-        assert!(kept_under(&key).unwrap().times.len() >= long.len() - 1);
+        assert!(kept_under(&key).unwrap().len() >= long.len() - 1);
         same(&departures(source(), s, 70 * s), &long);
+        // each replayed gap is the division the sender's order would do
+        let mut src = source();
+        let mut now = src.first_departure(s);
+        while let (_, Some((t, gap_s))) = src.emit_spaced(now) {
+            assert_eq!(gap_s.to_bits(), (ns_f64(t - now) / 1e9).to_bits(), "at {t}");
+            if t >= 70 * s {
+                break;
+            }
+            now = t;
+        }
         // another start is another schedule
         same(&departures(source(), 2 * s, 30 * s), &solved(2 * s, 30 * s));
     }

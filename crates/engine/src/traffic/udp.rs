@@ -7,12 +7,7 @@ use super::schedule::{self, Found, Schedule};
 use super::shape::Shape;
 use crate::net::packet::{Kind, Packet};
 use crate::rng::{stream, Rng};
-use crate::sched::prefetch;
-use crate::time::SimTime;
-
-/// How far ahead of the departure it takes a replay asks for the
-/// schedule's memory (`prefetch`): four cache lines of departures.
-const PREFETCH_AHEAD: usize = 32;
+use crate::time::{ns_f64, SimTime};
 
 /// Jitter draws come from the flow's UDP stream at this index offset, apart
 /// from the on/off periods (index = flow).
@@ -43,10 +38,11 @@ enum Memo {
     /// A schedule an earlier run of this process recorded, and how many of
     /// its departures have been taken.
     Replay(Arc<Schedule>, usize),
-    /// Solved by the shape and recorded: the schedule's key, the departures,
-    /// and whether the shape has given its last.
-    Record(Vec<u64>, Vec<SimTime>, bool),
-    /// Solved by the shape (a shape whose schedules are not kept).
+    /// Solved by the shape and recorded: the schedule's key, the departures'
+    /// gaps, and whether the shape has given its last.
+    Record(Vec<u64>, Vec<f64>, bool),
+    /// Solved by the shape (a shape whose schedules are not kept, a
+    /// jittered source).
     Off,
 }
 
@@ -92,7 +88,10 @@ impl UdpSource {
     pub fn first_departure(&mut self, start: SimTime) -> SimTime {
         self.nominal = start;
         let bits = self.packet_size as f64 * 8.0;
-        self.memo = match schedule::key_of(&self.shape, bits, start) {
+        let key = (self.jitter_ns == 0)
+            .then(|| schedule::key_of(&self.shape, bits, start))
+            .flatten();
+        self.memo = match key {
             Some(key) => match schedule::find(&key) {
                 Found::Replay(s) => Memo::Replay(s, 0),
                 Found::Record => Memo::Record(key, Vec::new(), false),
@@ -106,46 +105,60 @@ impl UdpSource {
         self.on_grid(t)
     }
 
-    /// Emit one packet at `now`; returns it and when the next one is due
-    /// (never before `now`: packets keep their order).
+    /// Emit one packet at `now`, the time of the source's last departure;
+    /// returns it and when the next one is due (never before `now`: packets
+    /// keep their order).
     pub fn emit(&mut self, now: SimTime) -> (Packet, Option<SimTime>) {
+        let (p, next) = self.emit_spaced(now);
+        (p, next.map(|(t, _)| t))
+    }
+
+    /// [`UdpSource::emit`], and the next departure's gap after `now` in
+    /// seconds, `ns_f64(t − now) / 1e9`: the delay of the next send's event
+    /// as ns-2 schedules it (`Order::then`).
+    #[inline]
+    pub fn emit_spaced(&mut self, now: SimTime) -> (Packet, Option<(SimTime, f64)>) {
         let p = Packet::new(Kind::Udp, self.flow, self.next_seq, self.packet_size);
         self.next_seq = self.next_seq.wrapping_add(1);
         self.sent += 1;
-        let next = self.next_nominal().map(|n| {
-            self.nominal = n;
-            let t = (n + self.jitter()).max(now);
-            self.on_grid(t)
-        });
-        (p, next)
+        (p, self.next_departure(now))
     }
 
-    /// The shape's next departure after `nominal`: replayed, or solved (and
-    /// recorded).
+    /// The departure after the one at `now`, and its gap in seconds:
+    /// replayed, or solved (and recorded).
     #[inline]
-    fn next_nominal(&mut self) -> Option<SimTime> {
+    fn next_departure(&mut self, now: SimTime) -> Option<(SimTime, f64)> {
         if let Memo::Replay(s, i) = &mut self.memo {
-            if let Some(&t) = s.times.get(*i) {
-                // the departures a few lines on (a hint: no effect on
-                // results); a schedule is read once per run, one packet's
-                // work apart, and at 10 Mb/s is ~9 MB at 1800 s
-                prefetch(s.times.as_ptr().wrapping_add(*i + PREFETCH_AHEAD));
+            if let Some((d, g)) = s.departure(*i) {
                 *i += 1;
-                return Some(t);
+                // (`now` is the departure before: every caller emits at
+                // the time the last emit gave)
+                return Some((now + d, g));
             }
             self.past_the_replay()?;
         }
         // one call site, so that the shape's solve stays inlined
-        let next = self
+        let Some(n) = self
             .shape
-            .next_departure(self.nominal, self.packet_size as f64 * 8.0);
-        if let Memo::Record(_, times, ended) = &mut self.memo {
-            match next {
-                Some(t) => times.push(t),
-                None => *ended = true,
+            .next_departure(self.nominal, self.packet_size as f64 * 8.0)
+        else {
+            if let Memo::Record(_, _, ended) = &mut self.memo {
+                *ended = true;
+            }
+            return None;
+        };
+        self.nominal = n;
+        let t = (n + self.jitter()).max(now);
+        let t = self.on_grid(t);
+        let g = ns_f64(t - now) / 1e9;
+        if let Memo::Record(_, gaps, _) = &mut self.memo {
+            gaps.push(g);
+            if schedule::ns_of(g) != t - now {
+                // a gap whose time would not come back exactly: not kept
+                self.memo = Memo::Off;
             }
         }
-        next
+        Some((t, g))
     }
 
     /// The replay ran out: the shape as it was after the schedule's last
@@ -157,7 +170,8 @@ impl UdpSource {
             unreachable!("called on a replay")
         };
         self.shape = s.after.clone()?;
-        self.memo = Memo::Record(s.key().to_vec(), s.times.clone(), false);
+        self.nominal = s.nominal;
+        self.memo = Memo::Record(s.key().to_vec(), s.gaps().to_vec(), false);
         Some(())
     }
 }
@@ -165,9 +179,9 @@ impl UdpSource {
 impl Drop for UdpSource {
     /// A recorded schedule is kept for the next run of this process.
     fn drop(&mut self) {
-        if let Memo::Record(key, times, ended) = std::mem::replace(&mut self.memo, Memo::Off) {
+        if let Memo::Record(key, gaps, ended) = std::mem::replace(&mut self.memo, Memo::Off) {
             let after = (!ended).then(|| self.shape.clone());
-            schedule::keep(key, times, after);
+            schedule::keep(key, gaps, self.nominal, after);
         }
     }
 }
