@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::schedule::{self, Found, Schedule};
+use super::schedule::{self, Chunk, Next, Schedule};
 use super::shape::Shape;
 use crate::net::packet::{Kind, Packet};
 use crate::rng::{stream, Rng};
@@ -35,14 +35,11 @@ pub struct UdpSource {
 }
 
 enum Memo {
-    /// A schedule an earlier run of this process recorded, and how many of
-    /// its departures have been taken.
-    Replay(Arc<Schedule>, usize),
-    /// Solved by the shape and recorded: the schedule's key, the departures'
-    /// gaps, and whether the shape has given its last.
-    Record(Vec<u64>, Vec<f64>, bool),
+    /// Read from the process's schedule (`schedule`): the chunk being
+    /// read, the next departure's index in it, and the next chunk's index.
+    Shared(Arc<Schedule>, Chunk, usize, usize),
     /// Solved by the shape (a shape whose schedules are not kept, a
-    /// jittered source).
+    /// jittered source, the process's first schedule).
     Off,
 }
 
@@ -66,13 +63,7 @@ impl UdpSource {
     /// `t` on the source's microsecond grid (the next grid point at or after it).
     #[inline]
     fn on_grid(&self, t: SimTime) -> SimTime {
-        match self.grid_origin {
-            // (`div_ceil` as a rounded-up quotient: one multiplication by
-            // the reciprocal instead of the quotient, its remainder and a
-            // test; exact while t - o + 999 fits, as a run's times do)
-            Some(o) if t > o => o + (t - o + 999) / 1_000 * 1_000,
-            _ => t,
-        }
+        schedule::on_grid(self.grid_origin, t)
     }
 
     #[inline]
@@ -91,12 +82,8 @@ impl UdpSource {
         let key = (self.jitter_ns == 0)
             .then(|| schedule::key_of(&self.shape, bits, start))
             .flatten();
-        self.memo = match key {
-            Some(key) => match schedule::find(&key) {
-                Found::Replay(s) => Memo::Replay(s, 0),
-                Found::Record => Memo::Record(key, Vec::new(), false),
-                Found::Solve => Memo::Off,
-            },
+        self.memo = match key.and_then(|k| schedule::find(k, &self.shape, bits, start)) {
+            Some(s) => Memo::Shared(s, Chunk::from([]), 0, 0),
             None => Memo::Off,
         };
         let on_grid = !matches!(self.shape, Shape::Constant { .. }) || self.jitter_ns > 0;
@@ -124,64 +111,59 @@ impl UdpSource {
         (p, self.next_departure(now))
     }
 
-    /// The departure after the one at `now`, and its gap in seconds:
-    /// replayed, or solved (and recorded).
+    /// The departure after the one at `now`, and its gap in seconds: read
+    /// from the shared schedule, or solved.
     #[inline]
     fn next_departure(&mut self, now: SimTime) -> Option<(SimTime, f64)> {
-        if let Memo::Replay(s, i) = &mut self.memo {
-            if let Some((d, g)) = s.departure(*i) {
+        if let Memo::Shared(_, chunk, i, _) = &mut self.memo {
+            if let Some((d, g)) = schedule::departure(chunk, *i) {
                 *i += 1;
                 // (`now` is the departure before: every caller emits at
                 // the time the last emit gave)
                 return Some((now + d, g));
             }
-            self.past_the_replay()?;
+            return self.next_chunk(now);
         }
         // one call site, so that the shape's solve stays inlined
-        let Some(n) = self
+        let n = self
             .shape
-            .next_departure(self.nominal, self.packet_size as f64 * 8.0)
-        else {
-            if let Memo::Record(_, _, ended) = &mut self.memo {
-                *ended = true;
-            }
-            return None;
-        };
+            .next_departure(self.nominal, self.packet_size as f64 * 8.0)?;
+        Some(self.sent(n, now))
+    }
+
+    /// The departure at nominal time `n`, after the one at `now`: its time
+    /// (jittered, on the grid, never before `now`) and gap in seconds.
+    #[inline(always)]
+    fn sent(&mut self, n: SimTime, now: SimTime) -> (SimTime, f64) {
         self.nominal = n;
         let t = (n + self.jitter()).max(now);
         let t = self.on_grid(t);
-        let g = ns_f64(t - now) / 1e9;
-        if let Memo::Record(_, gaps, _) = &mut self.memo {
-            gaps.push(g);
-            if schedule::ns_of(g) != t - now {
-                // a gap whose time would not come back exactly: not kept
-                self.memo = Memo::Off;
-            }
-        }
-        Some((t, g))
+        (t, ns_f64(t - now) / 1e9)
     }
 
-    /// The replay ran out: the shape as it was after the schedule's last
-    /// departure goes on, and this run records the longer schedule (None if
-    /// that shape had no more).
+    /// The chunk read is done: the next departure, the first of the
+    /// schedule's next chunk, or the first the source solves alone when the
+    /// schedule cannot go on (`Next::Alone`).
     #[cold]
-    fn past_the_replay(&mut self) -> Option<()> {
-        let Memo::Replay(s, _) = std::mem::replace(&mut self.memo, Memo::Off) else {
-            unreachable!("called on a replay")
+    #[inline(never)]
+    fn next_chunk(&mut self, now: SimTime) -> Option<(SimTime, f64)> {
+        let Memo::Shared(s, chunk, i, next) = &mut self.memo else {
+            unreachable!("called on a shared schedule")
         };
-        self.shape = s.after.clone()?;
-        self.nominal = s.nominal;
-        self.memo = Memo::Record(s.key().to_vec(), s.gaps().to_vec(), false);
-        Some(())
-    }
-}
-
-impl Drop for UdpSource {
-    /// A recorded schedule is kept for the next run of this process.
-    fn drop(&mut self) {
-        if let Memo::Record(key, gaps, ended) = std::mem::replace(&mut self.memo, Memo::Off) {
-            let after = (!ended).then(|| self.shape.clone());
-            schedule::keep(key, gaps, self.nominal, after);
+        match s.chunk(*next) {
+            Next::Chunk(c) => {
+                *next += 1;
+                *chunk = c;
+                *i = 1;
+                let (d, g) = schedule::departure(chunk, 0).expect("a chunk is never empty");
+                Some((now + d, g))
+            }
+            Next::End => None,
+            Next::Alone(shape, n) => {
+                self.memo = Memo::Off;
+                self.shape = shape;
+                Some(self.sent(n, now))
+            }
         }
     }
 }
