@@ -39,6 +39,11 @@ use std::f64::consts::PI;
 #[allow(clippy::type_complexity)]
 static MEANS: std::sync::Mutex<Vec<(Vec<u64>, f64)>> = std::sync::Mutex::new(Vec::new());
 
+/// Held while a mean is computed: `reproduce`'s two workers start a sweep
+/// point's seeds together, and the second waits for the mean the first is
+/// computing instead of computing it again.
+static AVERAGING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// One sine term: amplitude (bit/s), angular frequency (rad/s), phase (rad).
 #[derive(Clone, Copy, Debug)]
 pub struct Sine {
@@ -260,7 +265,15 @@ impl Shape {
                     .chain(terms.iter().flat_map(|s| [s.amp_bps, s.omega, s.phase]))
                     .map(f64::to_bits)
                     .collect();
-                if let Some(&(_, mean)) = MEANS.lock().unwrap().iter().find(|(k, _)| *k == key) {
+                let known = || {
+                    let means = MEANS.lock().unwrap_or_else(|e| e.into_inner());
+                    means.iter().find(|(k, _)| *k == key).map(|&(_, m)| m)
+                };
+                if let Some(mean) = known() {
+                    return mean;
+                }
+                let _one = AVERAGING.lock().unwrap_or_else(|e| e.into_inner());
+                if let Some(mean) = known() {
                     return mean;
                 }
                 let f_min = terms
@@ -274,7 +287,7 @@ impl Shape {
                     .map(|i| self.rate_s((i as f64 + 0.5) * dt).max(0.0))
                     .sum::<f64>()
                     / n as f64;
-                let mut means = MEANS.lock().unwrap();
+                let mut means = MEANS.lock().unwrap_or_else(|e| e.into_inner());
                 if means.len() >= 256 {
                     means.remove(0);
                 }
