@@ -11,6 +11,12 @@
 //! as in a sweep of `reproduce`, a sine's departures are then replayed
 //! (traffic/schedule.rs: the process's first run of a schedule solves it,
 //! the second records it, later ones replay).
+//!
+//! With `--workers T` (and more scenario files after the first, `--also
+//! FILE`), it runs each file `--repeat` times, the files in order, on T
+//! threads that each take the next run when done, as `reproduce`'s workers
+//! take a sweep's points (the seeds of a point in a row), and prints the
+//! summaries' events only: a sine's schedule is then shared by threads.
 
 use tcplab_engine::record::Column;
 
@@ -49,11 +55,19 @@ fn main() {
     let path = args
         .get(1)
         .expect("usage: run_scenario SCENARIO.json [--summary OUT.json]");
-    let (mut summary_out, mut repeat) = (None, 1);
+    let (mut summary_out, mut repeat, mut workers) = (None, 1, 0);
+    let mut files = vec![path.clone()];
     let mut rest = args[2..].iter();
     while let Some(a) = rest.next() {
         match a.as_str() {
             "--summary" => summary_out = Some(rest.next().expect("--summary needs a file").clone()),
+            "--workers" => {
+                workers = rest
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .expect("--workers needs a count")
+            }
+            "--also" => files.push(rest.next().expect("--also needs a file").clone()),
             "--repeat" => {
                 repeat = rest
                     .next()
@@ -62,6 +76,9 @@ fn main() {
             }
             other => panic!("unknown argument {other}"),
         }
+    }
+    if workers > 0 {
+        return sweep(&files, repeat, workers);
     }
     let text = std::fs::read_to_string(path).expect("readable file");
     for _ in 1..repeat {
@@ -100,4 +117,38 @@ fn main() {
         std::fs::write(&file, serde_json::to_string_pretty(&doc).unwrap() + "\n")
             .expect("writable summary file");
     }
+}
+
+/// Every file `repeat` times, in order, on `workers` threads taking the next
+/// run when done; prints each run's events in the order of the runs.
+fn sweep(files: &[String], repeat: usize, workers: usize) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let texts: Vec<String> = files
+        .iter()
+        .map(|f| std::fs::read_to_string(f).expect("readable file"))
+        .collect();
+    let runs = texts.len() * repeat;
+    let next = AtomicUsize::new(0);
+    let events = std::sync::Mutex::new(vec![0u64; runs]);
+    let t0 = std::time::Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= runs {
+                    break;
+                }
+                let out = tcplab_engine::run::run_json(&texts[i / repeat])
+                    .expect("valid scenario")
+                    .1;
+                events.lock().unwrap()[i] = out.summary.events;
+            });
+        }
+    });
+    let wall = t0.elapsed().as_secs_f64();
+    let events = events.into_inner().unwrap();
+    println!(
+        "wall {wall:.3} s, {runs} runs on {workers} workers, {} events",
+        events.iter().sum::<u64>()
+    );
 }

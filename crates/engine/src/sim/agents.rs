@@ -290,11 +290,13 @@ impl Sim {
             if !src.active {
                 return;
             }
-            let (p, next) = src.emit(now);
+            let (p, next) = src.emit_spaced(now);
             let mut go_on = None;
-            if let Some(t) = next {
+            if let Some((t, gap_s)) = next {
                 if t < stop {
-                    let o = order.after(now, t);
+                    // (`order.after(now, t)`, its division done by the
+                    // source: a replayed schedule keeps it)
+                    let o = order.then(gap_s);
                     if ahead > 1 && !self.past_a_pending_mark(t) {
                         ahead -= 1;
                         go_on = Some((t, o));

@@ -39,6 +39,34 @@ use std::f64::consts::PI;
 #[allow(clippy::type_complexity)]
 static MEANS: std::sync::Mutex<Vec<(Vec<u64>, f64)>> = std::sync::Mutex::new(Vec::new());
 
+/// Held while a mean is computed: `reproduce`'s two workers start a sweep
+/// point's seeds together, and the second waits for the mean the first is
+/// computing instead of computing it again.
+static AVERAGING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// The rate of `offset_bps` + Σ `terms` clipped at 0 (`Shape::rate_s`),
+/// averaged over 200 periods of its slowest component in two million samples
+/// (the sums as `Iterator::sum` adds: in order, from −0).
+fn average(offset_bps: f64, terms: &[Sine]) -> f64 {
+    let f_min = terms
+        .iter()
+        .map(|s| s.omega / (2.0 * PI))
+        .fold(f64::INFINITY, f64::min);
+    let span = 200.0 / f_min;
+    let n = 2_000_000usize;
+    let dt = span / n as f64;
+    let mut sum = -0.0;
+    for i in 0..n {
+        let t = (i as f64 + 0.5) * dt;
+        let mut r = -0.0;
+        for s in terms {
+            r += s.amp_bps * (s.omega * t + s.phase).sin();
+        }
+        sum += (offset_bps + r).max(0.0);
+    }
+    sum / n as f64
+}
+
 /// One sine term: amplitude (bit/s), angular frequency (rad/s), phase (rad).
 #[derive(Clone, Copy, Debug)]
 pub struct Sine {
@@ -260,21 +288,19 @@ impl Shape {
                     .chain(terms.iter().flat_map(|s| [s.amp_bps, s.omega, s.phase]))
                     .map(f64::to_bits)
                     .collect();
-                if let Some(&(_, mean)) = MEANS.lock().unwrap().iter().find(|(k, _)| *k == key) {
+                let known = || {
+                    let means = MEANS.lock().unwrap_or_else(|e| e.into_inner());
+                    means.iter().find(|(k, _)| *k == key).map(|&(_, m)| m)
+                };
+                if let Some(mean) = known() {
                     return mean;
                 }
-                let f_min = terms
-                    .iter()
-                    .map(|s| s.omega / (2.0 * PI))
-                    .fold(f64::INFINITY, f64::min);
-                let span = 200.0 / f_min;
-                let n = 2_000_000usize;
-                let dt = span / n as f64;
-                let mean = (0..n)
-                    .map(|i| self.rate_s((i as f64 + 0.5) * dt).max(0.0))
-                    .sum::<f64>()
-                    / n as f64;
-                let mut means = MEANS.lock().unwrap();
+                let _one = AVERAGING.lock().unwrap_or_else(|e| e.into_inner());
+                if let Some(mean) = known() {
+                    return mean;
+                }
+                let mean = average(*offset_bps, terms);
+                let mut means = MEANS.lock().unwrap_or_else(|e| e.into_inner());
                 if means.len() >= 256 {
                     means.remove(0);
                 }

@@ -3,16 +3,11 @@
 
 use std::sync::Arc;
 
-use super::schedule::{self, Found, Schedule};
+use super::schedule::{self, Chunk, Next, Schedule};
 use super::shape::Shape;
 use crate::net::packet::{Kind, Packet};
 use crate::rng::{stream, Rng};
-use crate::sched::prefetch;
-use crate::time::SimTime;
-
-/// How far ahead of the departure it takes a replay asks for the
-/// schedule's memory (`prefetch`): four cache lines of departures.
-const PREFETCH_AHEAD: usize = 32;
+use crate::time::{ns_f64, SimTime};
 
 /// Jitter draws come from the flow's UDP stream at this index offset, apart
 /// from the on/off periods (index = flow).
@@ -40,13 +35,11 @@ pub struct UdpSource {
 }
 
 enum Memo {
-    /// A schedule an earlier run of this process recorded, and how many of
-    /// its departures have been taken.
-    Replay(Arc<Schedule>, usize),
-    /// Solved by the shape and recorded: the schedule's key, the departures,
-    /// and whether the shape has given its last.
-    Record(Vec<u64>, Vec<SimTime>, bool),
-    /// Solved by the shape (a shape whose schedules are not kept).
+    /// Read from the process's schedule (`schedule`): the chunk being
+    /// read, the next departure's index in it, and the next chunk's index.
+    Shared(Arc<Schedule>, Chunk, usize, usize),
+    /// Solved by the shape (a shape whose schedules are not kept, a
+    /// jittered source, the process's first schedule).
     Off,
 }
 
@@ -70,13 +63,7 @@ impl UdpSource {
     /// `t` on the source's microsecond grid (the next grid point at or after it).
     #[inline]
     fn on_grid(&self, t: SimTime) -> SimTime {
-        match self.grid_origin {
-            // (`div_ceil` as a rounded-up quotient: one multiplication by
-            // the reciprocal instead of the quotient, its remainder and a
-            // test; exact while t - o + 999 fits, as a run's times do)
-            Some(o) if t > o => o + (t - o + 999) / 1_000 * 1_000,
-            _ => t,
-        }
+        schedule::on_grid(self.grid_origin, t)
     }
 
     #[inline]
@@ -92,12 +79,11 @@ impl UdpSource {
     pub fn first_departure(&mut self, start: SimTime) -> SimTime {
         self.nominal = start;
         let bits = self.packet_size as f64 * 8.0;
-        self.memo = match schedule::key_of(&self.shape, bits, start) {
-            Some(key) => match schedule::find(&key) {
-                Found::Replay(s) => Memo::Replay(s, 0),
-                Found::Record => Memo::Record(key, Vec::new(), false),
-                Found::Solve => Memo::Off,
-            },
+        let key = (self.jitter_ns == 0)
+            .then(|| schedule::key_of(&self.shape, bits, start))
+            .flatten();
+        self.memo = match key.and_then(|k| schedule::find(k, &self.shape, bits, start)) {
+            Some(s) => Memo::Shared(s, Chunk::from([]), 0, 0),
             None => Memo::Off,
         };
         let on_grid = !matches!(self.shape, Shape::Constant { .. }) || self.jitter_ns > 0;
@@ -106,68 +92,78 @@ impl UdpSource {
         self.on_grid(t)
     }
 
-    /// Emit one packet at `now`; returns it and when the next one is due
-    /// (never before `now`: packets keep their order).
+    /// Emit one packet at `now`, the time of the source's last departure;
+    /// returns it and when the next one is due (never before `now`: packets
+    /// keep their order).
     pub fn emit(&mut self, now: SimTime) -> (Packet, Option<SimTime>) {
+        let (p, next) = self.emit_spaced(now);
+        (p, next.map(|(t, _)| t))
+    }
+
+    /// [`UdpSource::emit`], and the next departure's gap after `now` in
+    /// seconds, `ns_f64(t − now) / 1e9`: the delay of the next send's event
+    /// as ns-2 schedules it (`Order::then`).
+    #[inline]
+    pub fn emit_spaced(&mut self, now: SimTime) -> (Packet, Option<(SimTime, f64)>) {
         let p = Packet::new(Kind::Udp, self.flow, self.next_seq, self.packet_size);
         self.next_seq = self.next_seq.wrapping_add(1);
         self.sent += 1;
-        let next = self.next_nominal().map(|n| {
-            self.nominal = n;
-            let t = (n + self.jitter()).max(now);
-            self.on_grid(t)
-        });
-        (p, next)
+        (p, self.next_departure(now))
     }
 
-    /// The shape's next departure after `nominal`: replayed, or solved (and
-    /// recorded).
+    /// The departure after the one at `now`, and its gap in seconds: read
+    /// from the shared schedule, or solved.
     #[inline]
-    fn next_nominal(&mut self) -> Option<SimTime> {
-        if let Memo::Replay(s, i) = &mut self.memo {
-            if let Some(&t) = s.times.get(*i) {
-                // the departures a few lines on (a hint: no effect on
-                // results); a schedule is read once per run, one packet's
-                // work apart, and at 10 Mb/s is ~9 MB at 1800 s
-                prefetch(s.times.as_ptr().wrapping_add(*i + PREFETCH_AHEAD));
+    fn next_departure(&mut self, now: SimTime) -> Option<(SimTime, f64)> {
+        if let Memo::Shared(_, chunk, i, _) = &mut self.memo {
+            if let Some((d, g)) = schedule::departure(chunk, *i) {
                 *i += 1;
-                return Some(t);
+                // (`now` is the departure before: every caller emits at
+                // the time the last emit gave)
+                return Some((now + d, g));
             }
-            self.past_the_replay()?;
+            return self.next_chunk(now);
         }
         // one call site, so that the shape's solve stays inlined
-        let next = self
+        let n = self
             .shape
-            .next_departure(self.nominal, self.packet_size as f64 * 8.0);
-        if let Memo::Record(_, times, ended) = &mut self.memo {
-            match next {
-                Some(t) => times.push(t),
-                None => *ended = true,
-            }
-        }
-        next
+            .next_departure(self.nominal, self.packet_size as f64 * 8.0)?;
+        Some(self.sent(n, now))
     }
 
-    /// The replay ran out: the shape as it was after the schedule's last
-    /// departure goes on, and this run records the longer schedule (None if
-    /// that shape had no more).
+    /// The departure at nominal time `n`, after the one at `now`: its time
+    /// (jittered, on the grid, never before `now`) and gap in seconds.
+    #[inline(always)]
+    fn sent(&mut self, n: SimTime, now: SimTime) -> (SimTime, f64) {
+        self.nominal = n;
+        let t = (n + self.jitter()).max(now);
+        let t = self.on_grid(t);
+        (t, ns_f64(t - now) / 1e9)
+    }
+
+    /// The chunk read is done: the next departure, the first of the
+    /// schedule's next chunk, or the first the source solves alone when the
+    /// schedule cannot go on (`Next::Alone`).
     #[cold]
-    fn past_the_replay(&mut self) -> Option<()> {
-        let Memo::Replay(s, _) = std::mem::replace(&mut self.memo, Memo::Off) else {
-            unreachable!("called on a replay")
+    #[inline(never)]
+    fn next_chunk(&mut self, now: SimTime) -> Option<(SimTime, f64)> {
+        let Memo::Shared(s, chunk, i, next) = &mut self.memo else {
+            unreachable!("called on a shared schedule")
         };
-        self.shape = s.after.clone()?;
-        self.memo = Memo::Record(s.key().to_vec(), s.times.clone(), false);
-        Some(())
-    }
-}
-
-impl Drop for UdpSource {
-    /// A recorded schedule is kept for the next run of this process.
-    fn drop(&mut self) {
-        if let Memo::Record(key, times, ended) = std::mem::replace(&mut self.memo, Memo::Off) {
-            let after = (!ended).then(|| self.shape.clone());
-            schedule::keep(key, times, after);
+        match s.chunk(*next) {
+            Next::Chunk(c) => {
+                *next += 1;
+                *chunk = c;
+                *i = 1;
+                let (d, g) = schedule::departure(chunk, 0).expect("a chunk is never empty");
+                Some((now + d, g))
+            }
+            Next::End => None,
+            Next::Alone(shape, n) => {
+                self.memo = Memo::Off;
+                self.shape = shape;
+                Some(self.sent(n, now))
+            }
         }
     }
 }
