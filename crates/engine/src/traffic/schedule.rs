@@ -132,8 +132,18 @@ impl Schedule {
         self.len.load(Relaxed)
     }
 
+    /// The solve's state. A run that panicked while solving (a bug) may have
+    /// left it part-way through a chunk, so the schedule is dropped from the
+    /// kept ones (later runs solve a new one) and the runs reading it stop
+    /// with the panic too, rather than read departures that may be wrong.
     fn solver(&self) -> MutexGuard<'_, Solver> {
-        self.solver.lock().unwrap_or_else(|e| e.into_inner())
+        match self.solver.lock() {
+            Ok(s) => s,
+            Err(_) => {
+                kept_list().retain(|k| k.key != self.key);
+                panic!("a sine schedule's solve panicked in another run of this process");
+            }
+        }
     }
 
     /// Chunk `i`, solved now if no run has solved it yet (the lock held
@@ -467,6 +477,37 @@ mod tests {
                 &want,
             );
         }
+    }
+
+    #[test]
+    fn a_schedule_whose_solve_panicked_is_dropped_and_its_readers_stop() {
+        not_the_first();
+        // a sine no other test uses (its phase)
+        let shape = Shape::sines(
+            0.5e6,
+            vec![Sine {
+                amp_bps: 0.2e6,
+                omega: 2.0 * std::f64::consts::PI * 0.77,
+                phase: 0.246_813_579,
+            }],
+        );
+        let key = key_of(&shape, 8000.0, 7).unwrap();
+        let s = find(key.clone(), &shape, 8000.0, 7).expect("shared");
+        assert!(matches!(s.chunk(0), Next::Chunk(_)));
+        let other = s.clone();
+        let _ = std::thread::spawn(move || {
+            let _solving = other.solver.lock().unwrap();
+            panic!("a run panics while it holds the solve");
+        })
+        .join();
+        let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            s.chunk(1);
+        }));
+        assert!(read.is_err(), "a reader of a poisoned schedule must stop");
+        assert!(
+            kept_under(&key).is_none(),
+            "and the schedule is no longer kept"
+        );
     }
 
     #[test]
