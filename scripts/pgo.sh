@@ -6,15 +6,21 @@
 # scripts/setup.sh and scripts/build-wheel.sh then build the engine with
 # `-Cprofile-use`: the compiler lays out and inlines the hot paths (the event
 # loop, a link's crossing, TCP's ack) by what the runs did. Results are
-# bit-identical (only code layout changes, no arithmetic); the engine is 5–12 %
-# faster (bench/NOTES.md, "Profile-guided builds").
+# bit-identical (only code layout changes, no arithmetic).
 #
-# Prints nothing and exits 1 when it cannot be done — no llvm-profdata of the
-# compiler's own LLVM (rustup's llvm-tools component), or TCPLAB_PGO=0 — and the
-# caller builds without it, as before.
+# Opt-in for now (TCPLAB_PGO=1): the profile is taken from the example binary,
+# and in the Python module the engine crate's symbols carry another hash (cargo's
+# crate metadata differs between the two builds), so the module's hot functions
+# (`Sim::run` among them) find no profile data and gain nothing; the example
+# gains 5–11 % (bench/NOTES.md, "Profile-guided builds"). Training through the
+# module itself is the fix, not done yet.
+#
+# Prints nothing and exits 1 when it is not asked for (TCPLAB_PGO unset or not 1)
+# or cannot be done — no llvm-profdata of the compiler's own LLVM (rustup's
+# llvm-tools component) — and the caller builds without it, as before.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ "${TCPLAB_PGO:-1}" = 0 ] && exit 1
+[ "${TCPLAB_PGO:-0}" = 1 ] || exit 1
 
 sysroot=$(rustc --print sysroot)
 host=$(rustc -vV | sed -n 's/^host: //p')

@@ -48,11 +48,11 @@ extras=""
 # bindings' build script bundles it instead of building it again (crates/py/build.rs).
 echo "== building tcplab-emu (the linux engine's user-space bottleneck)"
 cargo build --release -q -p tcplab-linuxemu
-# Profile-guided: the engine is built instrumented, run over the identity
-# scenarios, and built again laid out by what they did (scripts/pgo.sh; ~2 min,
-# 5-12 % faster runs, results identical). Without rustc's llvm-profdata, or with
-# TCPLAB_PGO=0, a plain build. Its own target directory keeps target/release a
-# plain build (cargo test, the cost guard and the identity check use that one).
+# With TCPLAB_PGO=1, profile-guided: the engine is built instrumented, run over
+# the identity scenarios, and built again laid out by what they did
+# (scripts/pgo.sh, which says why it is not the default yet; results identical).
+# Its own target directory keeps target/release a plain build (cargo test, the
+# cost guard and the identity check use that one).
 pgo=()
 if profile=$(bash scripts/pgo.sh); then
   pgo=(env RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-use=$profile" CARGO_TARGET_DIR=target/pgo/use)
