@@ -327,12 +327,17 @@ mod tests {
     /// found under its key; clipped (its amplitude above its mean: solved in
     /// humps) or not (the never-clipped solve, whose phases rotate on).
     fn sine(amp_bps: f64) -> Shape {
+        one_sine(amp_bps, 0.7, 0.123_456_789)
+    }
+
+    /// 0.5 Mb/s + `amp_bps` sin(2π `hz` t + `phase`).
+    fn one_sine(amp_bps: f64, hz: f64, phase: f64) -> Shape {
         Shape::sines(
             0.5e6,
             vec![Sine {
                 amp_bps,
-                omega: 2.0 * std::f64::consts::PI * 0.7,
-                phase: 0.123_456_789,
+                omega: 2.0 * std::f64::consts::PI * hz,
+                phase,
             }],
         )
     }
@@ -483,14 +488,7 @@ mod tests {
     fn a_schedule_whose_solve_panicked_is_dropped_and_its_readers_stop() {
         not_the_first();
         // a sine no other test uses (its phase)
-        let shape = Shape::sines(
-            0.5e6,
-            vec![Sine {
-                amp_bps: 0.2e6,
-                omega: 2.0 * std::f64::consts::PI * 0.77,
-                phase: 0.246_813_579,
-            }],
-        );
+        let shape = one_sine(0.2e6, 0.77, 0.246_813_579);
         let key = key_of(&shape, 8000.0, 7).unwrap();
         let s = find(key.clone(), &shape, 8000.0, 7).expect("shared");
         assert!(matches!(s.chunk(0), Next::Chunk(_)));
@@ -539,14 +537,7 @@ mod tests {
         assert_ne!(k, key_of(&sine(0.6e6), 8008.0, 0).unwrap());
         assert_ne!(k, key_of(&sine(0.6e6), 8000.0, 1).unwrap());
         assert_ne!(k, key_of(&sine(0.4e6), 8000.0, 0).unwrap());
-        let other = Shape::sines(
-            0.5e6,
-            vec![Sine {
-                amp_bps: 0.6e6,
-                omega: 2.0 * std::f64::consts::PI * 0.7,
-                phase: 0.123_456_788,
-            }],
-        );
+        let other = one_sine(0.6e6, 0.7, 0.123_456_788);
         assert_ne!(k, key_of(&other, 8000.0, 0).unwrap());
     }
 }
