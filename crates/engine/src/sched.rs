@@ -115,7 +115,15 @@ impl Order {
     /// scheduler's own `schedule`, and agents that run ahead of its clock).
     #[inline]
     pub fn after(&self, now: SimTime, at: SimTime) -> Order {
-        self.then(crate::time::ns_f64(at.saturating_sub(now)) / 1e9)
+        self.then(Order::delay_s(now, at))
+    }
+
+    /// The delay in seconds, as ns-2's double clock takes it, of an event at
+    /// `at` scheduled at `now` ([`Order::after`] is `then` of it; a sine
+    /// schedule keeps it per departure).
+    #[inline(always)]
+    pub fn delay_s(now: SimTime, at: SimTime) -> f64 {
+        crate::time::ns_f64(at.saturating_sub(now)) / 1e9
     }
 
     /// The order of an event this one schedules `delay` seconds ahead

@@ -34,8 +34,8 @@ use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::shape::Shape;
-use crate::sched::prefetch;
-use crate::time::{ns_f64, SimTime};
+use crate::sched::{prefetch, Order};
+use crate::time::SimTime;
 
 /// Departures kept in all, over every schedule (8 bytes each).
 const BUDGET: usize = 16 << 20;
@@ -192,7 +192,7 @@ impl Solver {
                 self.alone = self.shape.take().map(|s| (s, n));
                 break;
             }
-            gaps.push(ns_f64(d) / 1e9);
+            gaps.push(Order::delay_s(self.last, t));
             (self.nominal, self.last) = (n, t);
         }
         (!gaps.is_empty()).then(|| gaps.into())
@@ -320,6 +320,7 @@ pub(crate) fn kept() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::time::ns_f64;
     use crate::traffic::shape::Sine;
     use crate::traffic::udp::{departures, UdpSource};
 

@@ -7,7 +7,8 @@ use super::schedule::{self, Chunk, Next, Schedule};
 use super::shape::Shape;
 use crate::net::packet::{Kind, Packet};
 use crate::rng::{stream, Rng};
-use crate::time::{ns_f64, SimTime};
+use crate::sched::Order;
+use crate::time::SimTime;
 
 /// Jitter draws come from the flow's UDP stream at this index offset, apart
 /// from the on/off periods (index = flow).
@@ -138,7 +139,7 @@ impl UdpSource {
         self.nominal = n;
         let t = (n + self.jitter()).max(now);
         let t = self.on_grid(t);
-        (t, ns_f64(t - now) / 1e9)
+        (t, Order::delay_s(now, t))
     }
 
     /// The chunk read is done: the next departure, the first of the
